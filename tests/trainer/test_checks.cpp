@@ -1,0 +1,49 @@
+// The checks report: every fact the issue lists, for CPU and ROCm backends.
+#include <gtest/gtest.h>
+
+#include "yolo/core/device.h"
+#include "yolo/core/system_info.h"
+#include "yolo/trainer/checks.h"
+
+TEST(Checks, CpuReport) {
+  yolo::BackendInfo b;
+  b.torch_version = "1.13.1";
+  yolo::BlasInfo blas{"OpenBLAS (pthread)",
+                      "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", false};
+  auto r = yolo::format_checks(b, blas, 2, "4.6.0", "1.22.0");
+  EXPECT_NE(r.text.find("1.13.1 (CPU build)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("GPUs          0"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("OpenBLAS"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("4.6.0"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("1.22.0"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("2 intra-op"), std::string::npos) << r.text;
+  EXPECT_NE(r.verdict.find("CPU"), std::string::npos);
+  EXPECT_EQ(r.verdict.find("reference BLAS"), std::string::npos);
+}
+
+TEST(Checks, RocmReportListsGpusAndWarnsOnReferenceBlas) {
+  yolo::BackendInfo b;
+  b.flavour = yolo::BackendInfo::Flavour::kRocm;
+  b.flavour_version = "6.1";
+  b.torch_version = "2.4.0";
+  b.gpus.push_back({0, "AMD Instinct MI210", 64ull << 30});
+  yolo::BlasInfo blas{"reference BLAS", "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3", true};
+  auto r = yolo::format_checks(b, blas, 16, "4.6.0", "1.22.0");
+  EXPECT_NE(r.text.find("2.4.0 (ROCm/HIP 6.1 build)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("cuda:0"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("AMD Instinct MI210, 64.0 GiB"), std::string::npos) << r.text;
+  EXPECT_NE(r.verdict.find("Ready: 1 GPU through ROCm/HIP 6.1"), std::string::npos) << r.verdict;
+  EXPECT_NE(r.verdict.find("libopenblas0-pthread"), std::string::npos) << r.verdict;
+}
+
+TEST(Checks, ThreadSettingTakesEffect) {
+  EXPECT_EQ(yolo::apply_thread_setting(1), 1);
+  EXPECT_EQ(yolo::torch_threads(), 1);
+  EXPECT_GE(yolo::apply_thread_setting(0), 1);
+}
+
+TEST(Checks, BlasIsFound) {
+  // libtorch links libblas.so.3 on Debian; on other builds the name may be MKL-internal.
+  auto blas = yolo::query_blas();
+  EXPECT_FALSE(blas.name.empty());
+}

@@ -1,0 +1,183 @@
+// Settings: the schema read from config/default.yaml, typed overrides, cfg files, suggestions.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "yolo/trainer/config.h"
+
+using yolo::Config;
+using yolo::ConfigError;
+using yolo::ConfigSchema;
+using yolo::ValueType;
+
+namespace {
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::filesystem::path write_temp(const std::string& name, const std::string& text) {
+  auto p = std::filesystem::temp_directory_path() / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+}  // namespace
+
+TEST(ConfigSchema, BuiltinMatchesUltralyticsDefaults) {
+  Config c;
+  EXPECT_EQ(c.get_int("epochs"), 100);
+  EXPECT_EQ(c.get_int("batch"), 16);
+  EXPECT_EQ(c.get_int("imgsz"), 640);
+  EXPECT_DOUBLE_EQ(c.get_float("lr0"), 0.01);
+  EXPECT_DOUBLE_EQ(c.get_float("momentum"), 0.937);
+  EXPECT_DOUBLE_EQ(c.get_float("weight_decay"), 0.0005);
+  EXPECT_DOUBLE_EQ(c.get_float("box"), 7.5);
+  EXPECT_DOUBLE_EQ(c.get_float("cls"), 0.5);
+  EXPECT_DOUBLE_EQ(c.get_float("dfl"), 1.5);
+  EXPECT_EQ(c.get_int("close_mosaic"), 10);
+  EXPECT_EQ(c.get_int("nbs"), 64);
+  EXPECT_EQ(c.get_string("optimizer"), "auto");
+  EXPECT_TRUE(c.get_bool("amp"));
+  EXPECT_FALSE(c.get_bool("cos_lr"));
+  EXPECT_TRUE(c.is_null("device"));
+  EXPECT_TRUE(c.is_null("conf"));
+  EXPECT_DOUBLE_EQ(c.get_float("iou"), 0.7);
+  EXPECT_EQ(c.get_int("max_det"), 300);
+  EXPECT_EQ(c.get_string("format"), "torchscript");
+  EXPECT_TRUE(c.overrides().empty());
+}
+
+TEST(ConfigSchema, EveryKeyHasTypeAndMeaning) {
+  const auto& schema = ConfigSchema::builtin();
+  EXPECT_GT(schema.keys().size(), 60u);
+  for (const auto& k : schema.keys()) {
+    EXPECT_FALSE(k.types.empty()) << k.name;
+    EXPECT_FALSE(k.help.empty()) << k.name;
+    EXPECT_FALSE(k.section.empty()) << k.name;
+  }
+  EXPECT_EQ(schema.find("lr0")->section, "Hyperparameters");
+  EXPECT_TRUE(schema.find("freeze")->optional);
+}
+
+TEST(ConfigSchema, RejectsKeysWithoutTypeComment) {
+  EXPECT_THROW(ConfigSchema::parse("epochs: 3\n"), ConfigError);
+  EXPECT_THROW(ConfigSchema::parse("epochs: 3 # number\n"), ConfigError);
+  EXPECT_THROW(ConfigSchema::parse("epochs: 3 # (integer) number\n"), ConfigError);
+  auto s = ConfigSchema::parse("# Sect ---\nepochs: 3 # (int) number\nx: # (str, optional) y\n");
+  ASSERT_EQ(s.keys().size(), 2u);
+  EXPECT_EQ(s.keys()[0].section, "Sect");
+  EXPECT_TRUE(s.keys()[1].optional);
+}
+
+TEST(Config, TypedOverrides) {
+  Config c;
+  c.apply_text_overrides({{"epochs", "3"},
+                          {"lr0", "1e-3"},
+                          {"amp", "False"},
+                          {"cos_lr", "TRUE"},
+                          {"device", "0,1"},
+                          {"name", "42"},
+                          {"imgsz", "[480, 640]"},
+                          {"conf", "None"},
+                          {"momentum", "1"}});
+  EXPECT_EQ(c.get_int("epochs"), 3);
+  EXPECT_DOUBLE_EQ(c.get_float("lr0"), 1e-3);
+  EXPECT_FALSE(c.get_bool("amp"));
+  EXPECT_TRUE(c.get_bool("cos_lr"));
+  EXPECT_EQ(c.get_string("device"), "0,1");
+  EXPECT_EQ(c.get_string("name"), "42");
+  EXPECT_EQ(c.get_int_list("imgsz"), (std::vector<long long>{480, 640}));
+  EXPECT_TRUE(c.is_null("conf"));
+  EXPECT_DOUBLE_EQ(c.get_float("momentum"), 1.0);
+  EXPECT_EQ(c.overrides().size(), 8u);  // conf=None equals its default
+}
+
+TEST(Config, IntegralFloatsAreAcceptedForIntKeys) {
+  Config c;
+  c.set("epochs", yolo::parse_cli_value("5.0"));
+  EXPECT_EQ(c.get_int("epochs"), 5);
+}
+
+TEST(Config, WrongTypesNameTheKeyAndTheType) {
+  Config c;
+  std::string e = error_of([&] { c.set("epochs", yolo::parse_cli_value("many")); });
+  EXPECT_NE(e.find("'epochs=many' is invalid"), std::string::npos) << e;
+  EXPECT_NE(e.find("int"), std::string::npos) << e;
+  e = error_of([&] { c.set("epochs", yolo::parse_cli_value("2.5")); });
+  EXPECT_NE(e.find("whole number"), std::string::npos) << e;
+  e = error_of([&] { c.set("amp", yolo::parse_cli_value("1")); });
+  EXPECT_NE(e.find("amp=True"), std::string::npos) << e;
+  e = error_of([&] { c.set("epochs", yolo::parse_cli_value("")); });
+  EXPECT_NE(e.find("cannot be empty"), std::string::npos) << e;
+  e = error_of([&] { c.set("lr0", yolo::parse_cli_value("nan")); });
+  EXPECT_NE(e.find("finite"), std::string::npos) << e;
+  e = error_of([&] { c.set("epochs", yolo::parse_cli_value("[1,2]")); });
+  EXPECT_NE(e.find("list"), std::string::npos) << e;
+  // Failed sets leave the old value.
+  EXPECT_EQ(c.get_int("epochs"), 100);
+}
+
+TEST(Config, UnknownKeySuggestsNearest) {
+  Config c;
+  std::string e = error_of([&] { c.set("epocs", yolo::parse_cli_value("3")); });
+  EXPECT_NE(e.find("'epocs' is not a valid key"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'epochs'"), std::string::npos) << e;
+  e = error_of([&] { c.set("lr", yolo::parse_cli_value("3")); });
+  EXPECT_NE(e.find("did you mean 'lr0'"), std::string::npos) << e;
+  e = error_of([&] { c.set("zzzzzzzzzz", yolo::parse_cli_value("3")); });
+  EXPECT_EQ(e.find("did you mean"), std::string::npos) << e;
+}
+
+TEST(Config, AllProblemsReportedTogether) {
+  Config c;
+  std::string e = error_of([&] {
+    c.apply_text_overrides({{"epocs", "3"}, {"batch", "x"}, {"imgsz", "320"}});
+  });
+  EXPECT_NE(e.find("epocs"), std::string::npos) << e;
+  EXPECT_NE(e.find("batch=x"), std::string::npos) << e;
+  EXPECT_EQ(c.get_int("imgsz"), 320);  // the valid one still applied
+}
+
+TEST(Config, CfgFileOverridesDefaults) {
+  auto p = write_temp("yolo_cfg_ok.yaml", "epochs: 7\nlr0: 0.02\ndevice: cpu\namp: False\n");
+  Config c;
+  c.apply_file(p.string());
+  EXPECT_EQ(c.get_int("epochs"), 7);
+  EXPECT_DOUBLE_EQ(c.get_float("lr0"), 0.02);
+  EXPECT_EQ(c.get_string("device"), "cpu");
+  EXPECT_FALSE(c.get_bool("amp"));
+}
+
+TEST(Config, BadCfgFilesAreClearErrors) {
+  Config c;
+  std::string e = error_of([&] { c.apply_file("/nonexistent/cfg.yaml"); });
+  EXPECT_NE(e.find("not found"), std::string::npos) << e;
+  auto bad = write_temp("yolo_cfg_bad.yaml", "epochs: [1, 2\nlr0: 0.1\n");
+  e = error_of([&] { c.apply_file(bad.string()); });
+  EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
+  EXPECT_NE(e.find("line"), std::string::npos) << e;
+  auto unknown = write_temp("yolo_cfg_unknown.yaml", "epocs: 3\n");
+  e = error_of([&] { c.apply_file(unknown.string()); });
+  EXPECT_NE(e.find("did you mean 'epochs'"), std::string::npos) << e;
+  EXPECT_NE(e.find(unknown.string()), std::string::npos) << e;
+  auto list = write_temp("yolo_cfg_list.yaml", "- a\n- b\n");
+  e = error_of([&] { c.apply_file(list.string()); });
+  EXPECT_NE(e.find("mapping"), std::string::npos) << e;
+}
+
+TEST(CliValue, ParsesLikeUltralytics) {
+  EXPECT_TRUE(yolo::parse_cli_value("none").IsNull());
+  EXPECT_TRUE(yolo::parse_cli_value("Null").IsNull());
+  EXPECT_EQ(yolo::parse_cli_value("True").as<bool>(), true);
+  EXPECT_EQ(yolo::parse_cli_value("false").as<bool>(), false);
+  EXPECT_EQ(yolo::parse_cli_value("12").as<int>(), 12);
+  EXPECT_TRUE(yolo::parse_cli_value("[0, 1]").IsSequence());
+  EXPECT_EQ(yolo::parse_cli_value("path/to/x.yaml").as<std::string>(), "path/to/x.yaml");
+}

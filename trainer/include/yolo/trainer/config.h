@@ -1,0 +1,97 @@
+// Training/validation/prediction settings: the keys of config/default.yaml, typed and validated.
+//
+// The schema (key names, default values, types and one-line meanings) is read from
+// config/default.yaml itself, compiled into the program, so there is exactly one place where a key
+// is defined. Each key's line there carries a comment "(type) meaning", for example
+//   epochs: 100 # (int) number of epochs to train for
+//   device:     # (str | int, optional) cpu, 0, 0,1, ...
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace yolo {
+
+// Thrown for unknown keys, values of the wrong type and unreadable cfg files. what() lists every
+// problem found, one per line, each naming the key and what to do.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class ValueType { kNull, kBool, kInt, kFloat, kString, kList };
+std::string_view to_string(ValueType type);
+
+struct KeySpec {
+  std::string name;
+  std::vector<ValueType> types;  // accepted types, in the order written in the comment
+  bool optional = false;         // null allowed
+  std::string help;              // one-line meaning
+  std::string section;           // "Train settings", "Hyperparameters", ...
+  YAML::Node default_value;      // as written in default.yaml (null for empty)
+};
+
+class ConfigSchema {
+ public:
+  // Parses default.yaml text; throws ConfigError when a key lacks its "(type) meaning" comment.
+  static ConfigSchema parse(std::string_view yaml_text);
+  // The schema compiled into this program from config/default.yaml.
+  static const ConfigSchema& builtin();
+
+  const KeySpec* find(std::string_view key) const;
+  const std::vector<KeySpec>& keys() const { return keys_; }
+  // Up to `max` known keys closest to `key` (edit distance), best first; empty if none is close.
+  std::vector<std::string> suggest(std::string_view key, size_t max = 3) const;
+
+ private:
+  std::vector<KeySpec> keys_;
+  std::map<std::string, size_t, std::less<>> index_;
+};
+
+// A value parsed from command-line text the way Ultralytics does it: none/null -> null,
+// true/false (any case) -> bool, integers, floats, [a, b] lists, anything else a string.
+YAML::Node parse_cli_value(std::string_view text);
+
+// A full set of settings: every schema key has a value (default or overridden).
+class Config {
+ public:
+  explicit Config(const ConfigSchema& schema = ConfigSchema::builtin());
+
+  // Validates and sets one value; throws ConfigError naming the key and the expected type.
+  void set(std::string_view key, const YAML::Node& value);
+  // Applies key=value overrides from text; every problem is collected into one ConfigError.
+  void apply_text_overrides(const std::vector<std::pair<std::string, std::string>>& overrides);
+  // Applies every key of a YAML mapping file (cfg=...). Unknown keys are errors.
+  void apply_file(const std::string& path);
+
+  bool is_null(std::string_view key) const;
+  bool get_bool(std::string_view key) const;
+  long long get_int(std::string_view key) const;
+  double get_float(std::string_view key) const;
+  // Strings; numbers and bools are returned as written (device=0 -> "0"); null -> "".
+  std::string get_string(std::string_view key) const;
+  std::vector<long long> get_int_list(std::string_view key) const;  // int or list of ints
+  ValueType type_of(std::string_view key) const;
+  const YAML::Node& node(std::string_view key) const;
+
+  // Keys whose value differs from the default, in schema order, as "key=value".
+  std::vector<std::string> overrides() const;
+  const ConfigSchema& schema() const { return *schema_; }
+
+ private:
+  const KeySpec& spec(std::string_view key) const;
+  // Returns the coerced value or an error message (empty optional = accepted as is).
+  YAML::Node coerce(const KeySpec& spec, const YAML::Node& value, std::string& error) const;
+
+  const ConfigSchema* schema_;
+  std::map<std::string, YAML::Node, std::less<>> values_;
+  std::map<std::string, ValueType, std::less<>> types_;
+};
+
+}  // namespace yolo

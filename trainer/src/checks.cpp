@@ -1,0 +1,64 @@
+#include "yolo/trainer/checks.h"
+
+#include <fmt/format.h>
+#include <gst/gst.h>
+
+#include <opencv2/core/version.hpp>
+#include <thread>
+
+#include "yolo/core/device.h"
+#include "yolo/core/system_info.h"
+#include "yolo/core/version.h"
+
+namespace yolo {
+
+ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int threads,
+                           const std::string& opencv_version,
+                           const std::string& gstreamer_version) {
+  ChecksReport r;
+  auto line = [&](std::string_view key, const std::string& value) {
+    r.text += fmt::format("{:<14}{}\n", key, value);
+  };
+  line("yolo-edge", kVersion);
+  line("LibTorch", fmt::format("{} ({} build)", backend.torch_version, backend.flavour_name()));
+  line("GPUs", std::to_string(backend.gpus.size()));
+  for (const auto& g : backend.gpus) {
+    line(fmt::format("  cuda:{}", g.index),
+         g.total_memory ? fmt::format("{}, {:.1f} GiB", g.name, g.total_memory / double(1ull << 30))
+                        : g.name);
+  }
+  line("CPU threads",
+       fmt::format("{} intra-op (of {} cores)", threads, std::thread::hardware_concurrency()));
+  line("BLAS", blas.path.empty() ? blas.name : fmt::format("{} ({})", blas.name, blas.path));
+  line("OpenCV", opencv_version);
+  line("GStreamer", gstreamer_version);
+
+  if (!backend.gpus.empty()) {
+    r.verdict = fmt::format("Ready: {} GPU{} through {}; use device=0{}.", backend.gpus.size(),
+                            backend.gpus.size() == 1 ? "" : "s", backend.flavour_name(),
+                            backend.gpus.size() > 1 ? " or device=0,1 for multi-GPU" : "");
+  } else if (backend.flavour != BackendInfo::Flavour::kCpu) {
+    r.verdict = fmt::format(
+        "Warning: this is a {} build of LibTorch but it sees no GPU; check the driver and "
+        "HIP_VISIBLE_DEVICES/CUDA_VISIBLE_DEVICES. Running on the CPU with device=cpu.",
+        backend.flavour_name());
+  } else {
+    r.verdict =
+        "Ready for CPU: this LibTorch is a CPU build (no GPU support); training and inference run "
+        "on the CPU. For AMD GPUs build against a ROCm LibTorch (see the README).";
+  }
+  if (blas.is_reference) {
+    r.verdict += " Warning: reference BLAS is slow; install libopenblas0-pthread.";
+  }
+  r.text += r.verdict + "\n";
+  return r;
+}
+
+ChecksReport run_checks() {
+  guint major = 0, minor = 0, micro = 0, nano = 0;
+  gst_version(&major, &minor, &micro, &nano);
+  return format_checks(query_backend(), query_blas(), torch_threads(), CV_VERSION,
+                       fmt::format("{}.{}.{}", major, minor, micro));
+}
+
+}  // namespace yolo

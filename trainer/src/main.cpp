@@ -1,0 +1,84 @@
+// yolo-trainer: train, validate, predict with and export YOLO detectors, Ultralytics-style.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "help.h"
+#include "yolo/core/device.h"
+#include "yolo/core/log.h"
+#include "yolo/core/system_info.h"
+#include "yolo/core/version.h"
+#include "yolo/trainer/checks.h"
+#include "yolo/trainer/command_line.h"
+#include "yolo/trainer/config.h"
+
+namespace {
+
+// Exit codes: 0 success, 1 runtime failure, 2 bad command line / settings / device.
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+int run(const std::vector<std::string>& args) {
+  using namespace yolo;
+  CommandLine cmd = parse_command_line(args);
+  for (const auto& w : cmd.warnings) spdlog::warn(w);
+
+  if (cmd.help || (cmd.mode.empty() && cmd.overrides.empty())) {
+    std::fputs(format_help(ConfigSchema::builtin(), cmd.mode).c_str(), stdout);
+    return 0;
+  }
+  if (cmd.mode.empty()) {
+    throw ConfigError(
+        fmt::format("no mode given. Usage: yolo-trainer [detect] MODE key=value ... "
+                    "with MODE one of {}",
+                    fmt::join(known_modes(), ", ")));
+  }
+  if (cmd.mode == "version") {
+    fmt::print("{}\n", kVersion);
+    return 0;
+  }
+
+  Config cfg;
+  // cfg=file.yaml first, so that keys given on the command line win over the file's.
+  for (const auto& [key, value] : cmd.overrides) {
+    if (key == "cfg" && !value.empty()) cfg.apply_file(value);
+  }
+  cfg.apply_text_overrides(cmd.overrides);
+  log::init(log::level_from_verbose(cfg.get_bool("verbose")));
+  apply_thread_setting(static_cast<int>(cfg.get_int("threads")));
+
+  if (cmd.mode == "checks") {
+    std::fputs(run_checks().text.c_str(), stdout);
+    return 0;
+  }
+
+  // Every other mode runs on a device: validate it before any work starts.
+  BackendInfo backend = query_backend();
+  SelectedDevice device = resolve_device(parse_device(cfg.get_string("device")), backend);
+  spdlog::info("yolo-edge {} | LibTorch {} ({}) | device {} | {} threads", kVersion,
+               backend.torch_version, backend.flavour_name(), device.describe(backend),
+               torch_threads());
+  spdlog::error("mode '{}' is not available in this build yet", cmd.mode);
+  return kExitFailure;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  yolo::log::init();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return run(args);
+  } catch (const yolo::ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return kExitUsage;
+  } catch (const yolo::DeviceError& e) {
+    spdlog::error("{}", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitFailure;
+  }
+}
