@@ -3,7 +3,7 @@
 # Warning set for the project's own targets (dependencies' headers are included as system headers).
 function(yolo_set_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
-                                           -Wcast-align -Woverloaded-virtual -Wnull-dereference)
+                                           -Wcast-align -Woverloaded-virtual)
   if(YOLO_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -1,0 +1,90 @@
+// The checkpoint format (shared/DESIGN.md): a TorchScript archive holding a traced forward of the
+// fused model at a fixed input size, plus extra files:
+//   config.txt         JSON metadata with Ultralytics' keys (stride, task, batch, imgsz, names,
+//                      channels, end2end, args, description, date, version, author)
+//   yolo/model.json    our architecture: YAML text, name, scale, nc (to rebuild the eager model)
+//   yolo/weights.pkl   the unfused weights (pickled dict name -> tensor), so that our own
+//                      checkpoints restore exactly for fine-tuning; further files (optimizer,
+//                      EMA, epoch) are added by the trainer.
+// Files are loaded with the target device given to torch::jit::load, never moved afterwards:
+// anchors are baked into the trace as constants.
+#pragma once
+
+#include <torch/script.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "yolo/models/detection_model.h"
+
+namespace yolo {
+
+// Thrown for files that are missing, truncated, not TorchScript, or carry unusable metadata;
+// what() names the file and what to do.
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ModelMetadata {
+  std::string description, author = "yolo-edge", date, version, license = "", docs = "";
+  std::string task = "detect";
+  int64_t stride = 32;                   // largest model stride
+  int64_t batch = 1;                     // traced batch size
+  std::vector<int64_t> imgsz{640, 640};  // traced input [h, w]
+  std::map<int, std::string> names;      // class id -> name
+  int64_t channels = 3;
+  bool end2end = false;                            // output (B, max_det, 6) instead of (B, 4+nc, A)
+  nlohmann::json args = nlohmann::json::object();  // batch, optimize, half, nms, dynamic
+
+  nlohmann::json to_json() const;
+  // Accepts Ultralytics' variants: names keys as strings or ints (or a Python dict literal),
+  // imgsz as a list, an int or a string; throws CheckpointError naming `source`.
+  static ModelMetadata from_json_text(const std::string& text, const std::string& source);
+};
+
+struct ExportOptions {
+  int64_t height = 640, width = 640;  // traced input size; rounded up to a stride multiple
+  int64_t batch = 1;
+  bool half = false;           // FP16 (GPU only; refused on CPU)
+  std::string device = "cpu";  // torch device string of the export, e.g. "cuda:0"
+  int64_t max_det = 300;       // end-to-end output rows
+  std::string description;     // free text for the metadata
+};
+
+// Extra-file names inside our archives.
+inline constexpr const char* kMetadataFile = "config.txt";
+inline constexpr const char* kModelFile = "yolo/model.json";
+inline constexpr const char* kWeightsFile = "yolo/weights.pkl";
+
+// Traces a fused copy of `model` on the export device and writes the archive atomically.
+// `extra_files` are stored next to the standard ones. Returns the metadata written.
+ModelMetadata export_torchscript(const DetectionModelImpl& model, const ExportOptions& options,
+                                 const std::filesystem::path& path,
+                                 const std::map<std::string, std::string>& extra_files = {});
+
+struct LoadedModel {
+  torch::jit::Module module;  // eval mode, on the requested device
+  ModelMetadata metadata;
+  std::map<std::string, std::string> extra_files;  // our yolo/* files when present
+};
+
+// Loads any TorchScript detection checkpoint (ours or exported by Ultralytics) onto `device`.
+LoadedModel load_torchscript(const std::string& path, const c10::Device& device);
+
+// An independent copy (same architecture, parameters, buffers, names, head settings).
+std::shared_ptr<DetectionModelImpl> clone_model(const DetectionModelImpl& model);
+
+// Rebuilds the eager, unfused model from one of our checkpoints (yolo/model.json +
+// yolo/weights.pkl); throws CheckpointError for files without them.
+std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path);
+
+// Serialised weights (name -> tensor), as stored in yolo/weights.pkl.
+std::string pickle_state(const torch::nn::Module& module);
+void unpickle_state_into(const std::string& bytes, torch::nn::Module& module,
+                         const std::string& source);
+
+}  // namespace yolo

@@ -1,0 +1,426 @@
+#include "yolo/models/checkpoint.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <torch/csrc/jit/frontend/tracer.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <regex>
+
+#include "yolo/core/atomic_file.h"
+#include "yolo/core/version.h"
+
+namespace yolo {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// ---- metadata -------------------------------------------------------------------------------
+
+json ModelMetadata::to_json() const {
+  json names_json = json::object();
+  for (const auto& [id, name] : names) names_json[std::to_string(id)] = name;
+  return json{{"description", description},
+              {"author", author},
+              {"date", date},
+              {"version", version},
+              {"license", license},
+              {"docs", docs},
+              {"stride", stride},
+              {"task", task},
+              {"batch", batch},
+              {"imgsz", imgsz},
+              {"names", names_json},
+              {"args", args},
+              {"channels", channels},
+              {"end2end", end2end}};
+}
+
+namespace {
+
+// A Python literal such as "{0: 'person', 1: 'car'}" or "[640, 640]" -> JSON.
+json parse_python_literal(std::string text) {
+  static const std::regex int_key(R"(([\{,]\s*)(-?\d+)\s*:)");
+  text = std::regex_replace(text, int_key, "$1\"$2\":");
+  std::string out;
+  bool in_double = false;
+  for (char c : text) {
+    if (c == '"') in_double = !in_double;
+    out.push_back(c == '\'' && !in_double ? '"' : c);
+  }
+  out = std::regex_replace(out, std::regex(R"(\bTrue\b)"), "true");
+  out = std::regex_replace(out, std::regex(R"(\bFalse\b)"), "false");
+  out = std::regex_replace(out, std::regex(R"(\bNone\b)"), "null");
+  return json::parse(out);
+}
+
+json maybe_literal(const json& j) {
+  return j.is_string() ? parse_python_literal(j.get<std::string>()) : j;
+}
+
+int64_t to_int(const json& j) {
+  if (j.is_number()) return j.get<int64_t>();
+  if (j.is_string()) return std::stoll(j.get<std::string>());
+  if (j.is_array() && !j.empty()) return to_int(j.back());  // Ultralytics' stride may be a list
+  throw std::invalid_argument("not an integer");
+}
+
+}  // namespace
+
+ModelMetadata ModelMetadata::from_json_text(const std::string& text, const std::string& source) {
+  ModelMetadata m;
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw CheckpointError(
+        fmt::format("'{}': metadata config.txt is not valid JSON ({})", source, e.what()));
+  }
+  try {
+    auto str = [&](const char* key, std::string& out) {
+      if (j.contains(key) && j[key].is_string()) out = j[key].get<std::string>();
+    };
+    str("description", m.description);
+    str("author", m.author);
+    str("date", m.date);
+    str("version", m.version);
+    str("task", m.task);
+    if (j.contains("stride")) m.stride = to_int(j["stride"]);
+    if (j.contains("batch")) m.batch = to_int(j["batch"]);
+    if (j.contains("channels")) m.channels = to_int(j["channels"]);
+    if (j.contains("imgsz")) {
+      json s = maybe_literal(j["imgsz"]);
+      if (s.is_number()) {
+        m.imgsz = {s.get<int64_t>(), s.get<int64_t>()};
+      } else if (s.is_array() && s.size() == 2) {
+        m.imgsz = {to_int(s[0]), to_int(s[1])};
+      } else if (s.is_array() && s.size() == 1) {
+        m.imgsz = {to_int(s[0]), to_int(s[0])};
+      } else {
+        throw std::invalid_argument("imgsz must be [h, w] or an int");
+      }
+    }
+    if (j.contains("names")) {
+      json n = maybe_literal(j["names"]);
+      if (n.is_object()) {
+        for (auto it = n.begin(); it != n.end(); ++it)
+          m.names[std::stoi(it.key())] = it.value().get<std::string>();
+      } else if (n.is_array()) {
+        for (size_t i = 0; i < n.size(); ++i)
+          m.names[static_cast<int>(i)] = n[i].get<std::string>();
+      } else {
+        throw std::invalid_argument("names must be a mapping or a list");
+      }
+    }
+    if (j.contains("end2end")) {
+      json e = maybe_literal(j["end2end"]);
+      m.end2end = e.is_boolean() ? e.get<bool>() : false;
+    }
+    if (j.contains("args")) m.args = maybe_literal(j["args"]);
+  } catch (const std::exception& e) {
+    throw CheckpointError(
+        fmt::format("'{}': unusable metadata in config.txt: {}", source, e.what()));
+  }
+  if (m.task != "detect") {
+    throw CheckpointError(
+        fmt::format("'{}' is a '{}' model; only detection models are supported", source, m.task));
+  }
+  return m;
+}
+
+// ---- copying and weights ---------------------------------------------------------------------
+
+std::string pickle_state(const torch::nn::Module& module) {
+  c10::Dict<std::string, at::Tensor> dict;
+  for (const auto& p : module.named_parameters(true))
+    dict.insert(p.key(), p.value().detach().cpu());
+  for (const auto& b : module.named_buffers(true)) dict.insert(b.key(), b.value().detach().cpu());
+  std::vector<char> bytes = torch::jit::pickle_save(dict);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+void unpickle_state_into(const std::string& bytes, torch::nn::Module& module,
+                         const std::string& source) {
+  c10::IValue value;
+  try {
+    value = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+  } catch (const c10::Error& e) {
+    throw CheckpointError(
+        fmt::format("'{}': weights are corrupt ({})", source, e.what_without_backtrace()));
+  }
+  if (!value.isGenericDict())
+    throw CheckpointError(fmt::format("'{}': weights are not a dict", source));
+  auto dict = value.toGenericDict();
+  torch::NoGradGuard no_grad;
+  auto assign = [&](const std::string& name, torch::Tensor& dst) {
+    auto it = dict.find(name);
+    if (it == dict.end()) {
+      throw CheckpointError(fmt::format("'{}': weights lack '{}'", source, name));
+    }
+    torch::Tensor src = it->value().toTensor();
+    if (src.sizes() != dst.sizes()) {
+      throw CheckpointError(fmt::format("'{}': '{}' has shape [{}] but the model needs [{}]",
+                                        source, name, fmt::join(src.sizes().vec(), ", "),
+                                        fmt::join(dst.sizes().vec(), ", ")));
+    }
+    dst.copy_(src);
+  };
+  for (auto& p : module.named_parameters(true)) assign(p.key(), p.value());
+  for (auto& b : module.named_buffers(true)) assign(b.key(), b.value());
+}
+
+std::shared_ptr<DetectionModelImpl> clone_model(const DetectionModelImpl& model) {
+  auto copy = std::make_shared<DetectionModelImpl>(model.config());
+  TORCH_CHECK(!model.is_fused(), "clone_model: clone before fusing");
+  torch::NoGradGuard no_grad;
+  auto src_params = model.named_parameters(true);
+  auto src_buffers = model.named_buffers(true);
+  for (auto& p : copy->named_parameters(true)) p.value().copy_(src_params[p.key()]);
+  for (auto& b : copy->named_buffers(true)) b.value().copy_(src_buffers[b.key()]);
+  copy->names = model.names;
+  copy->detect().max_det = model.detect().max_det;
+  copy->detect().agnostic = model.detect().agnostic;
+  copy->detect().use_one2one = model.detect().use_one2one;
+  auto first = model.parameters().front();
+  copy->to(first.device(), first.scalar_type());
+  copy->train(model.is_training());
+  return copy;
+}
+
+// ---- export ---------------------------------------------------------------------------------
+
+namespace {
+
+// "yolo::nn::ConvImpl" -> "__torch__.yolo.Conv"
+c10::QualifiedName jit_type_name(const torch::nn::Module& m) {
+  std::string n = m.name();
+  if (auto p = n.rfind("::"); p != std::string::npos) n = n.substr(p + 2);
+  if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n.resize(n.size() - 4);
+  return c10::QualifiedName("__torch__.yolo." + n);
+}
+
+// Mirrors the eager module tree as TorchScript modules that hold the very same tensors, so that
+// the tracer records parameter uses as attribute reads (model.0.conv.weight ...).
+torch::jit::Module mirror(const torch::nn::Module& m,
+                          const std::shared_ptr<torch::jit::CompilationUnit>& cu) {
+  torch::jit::Module jm(jit_type_name(m), cu, /*shouldMangle=*/true);
+  for (const auto& p : m.named_parameters(false)) jm.register_parameter(p.key(), p.value(), false);
+  for (const auto& b : m.named_buffers(false)) jm.register_buffer(b.key(), b.value());
+  for (const auto& c : m.named_children()) jm.register_module(c.key(), mirror(*c.value(), cu));
+  return jm;
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return buf;
+}
+
+}  // namespace
+
+ModelMetadata export_torchscript(const DetectionModelImpl& source, const ExportOptions& options,
+                                 const fs::path& path,
+                                 const std::map<std::string, std::string>& extra_files) {
+  const c10::Device device(options.device);
+  if (options.half && !device.is_cuda()) {
+    throw CheckpointError(
+        "half=True needs a GPU device (device=0); FP16 export on the CPU is not "
+        "supported");
+  }
+  if (options.batch < 1) throw CheckpointError("export batch must be >= 1");
+  const int64_t stride = source.max_stride();
+  auto up = [&](int64_t v) { return static_cast<int64_t>(std::ceil(double(v) / stride)) * stride; };
+  const int64_t h = up(options.height), w = up(options.width);
+  if (h != options.height || w != options.width) {
+    spdlog::warn("export imgsz {}x{} is not a multiple of stride {}; using {}x{}", options.height,
+                 options.width, stride, h, w);
+  }
+
+  // The unfused weights travel with the archive (exact restore for fine-tuning).
+  const std::string weights = pickle_state(source);
+  auto model = clone_model(source);
+  model->eval();
+  model->fuse();
+  model->to(device, options.half ? torch::kHalf : torch::kFloat);
+  for (auto& p : model->parameters()) p.set_requires_grad(false);
+
+  int64_t anchors = 0;
+  for (double s : model->detect().stride) anchors += (h / int64_t(s)) * (w / int64_t(s));
+  model->detect().max_det = std::min(options.max_det, anchors);
+
+  torch::NoGradGuard no_grad;
+  torch::Tensor input = torch::zeros(
+      {options.batch, model->input_channels(), h, w},
+      torch::TensorOptions().device(device).dtype(options.half ? torch::kHalf : torch::kFloat));
+  for (int i = 0; i < 2; ++i) model->forward(input);  // dry runs: anchors cached as constants
+
+  auto cu = std::make_shared<torch::jit::CompilationUnit>();
+  torch::jit::Module jm = mirror(*model, cu);
+  auto traced = torch::jit::tracer::trace(
+      {input},
+      [&](torch::jit::Stack in) -> torch::jit::Stack {
+        return {model->forward(in.at(0).toTensor())};
+      },
+      [](const torch::autograd::Variable&) { return std::string(); },
+      /*strict=*/false, /*force_outplace=*/false, &jm);
+  std::shared_ptr<torch::jit::Graph> graph = traced.first->graph;
+  torch::jit::EliminateDeadCode(graph);
+  auto fn = cu->create_function(c10::QualifiedName(*jm.type()->name(), "forward"), graph);
+  jm.type()->addMethod(fn);
+
+  ModelMetadata meta;
+  const std::string model_name = source.config().name;
+  meta.description = options.description.empty()
+                         ? fmt::format("yolo-edge {} detection model", model_name)
+                         : options.description;
+  meta.date = today();
+  meta.version = kVersion;
+  meta.stride = stride;
+  meta.batch = options.batch;
+  meta.imgsz = {h, w};
+  meta.names = source.names;
+  meta.channels = source.input_channels();
+  meta.end2end = model->detect().end2end && model->detect().use_one2one;
+  meta.args = json{{"batch", options.batch},
+                   {"optimize", false},
+                   {"half", options.half},
+                   {"nms", false},
+                   {"dynamic", false}};
+
+  torch::jit::ExtraFilesMap files;
+  files[kMetadataFile] = meta.to_json().dump();
+  const ModelConfig& cfg = source.config();
+  files[kModelFile] = json{
+      {"name", cfg.name},
+      {"scale", cfg.scale},
+      {"nc", cfg.nc},
+      {"yaml", cfg.yaml_text},
+      {"source",
+       cfg.source}}.dump();
+  files[kWeightsFile] = weights;
+  for (const auto& [k, v] : extra_files) files[k] = v;
+  write_atomically(path, [&](const fs::path& tmp) { jm.save(tmp.string(), files); });
+  return meta;
+}
+
+// ---- load -----------------------------------------------------------------------------------
+
+namespace {
+
+// Says what a file is before LibTorch tries to load it, so that every bad input gets a clear
+// message instead of a deserialisation backtrace.
+void check_archive(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    throw CheckpointError(fmt::format("model file '{}' does not exist", path));
+  if (fs::is_directory(path, ec))
+    throw CheckpointError(fmt::format("model '{}' is a folder, not a file", path));
+  if (fs::file_size(path, ec) == 0)
+    throw CheckpointError(fmt::format("model file '{}' is empty", path));
+  std::ifstream in(path, std::ios::binary);
+  char magic[2] = {0, 0};
+  in.read(magic, 2);
+  const std::string pickle_hint =
+      "this is a Python pickle (a torch.save checkpoint such as Ultralytics' .pt), not "
+      "TorchScript; "
+      "export it to TorchScript with Ultralytics first (yolo export model=FILE format=torchscript) "
+      "and use the .torchscript file";
+  if (static_cast<unsigned char>(magic[0]) == 0x80) {
+    throw CheckpointError(fmt::format("'{}': {}", path, pickle_hint));
+  }
+  if (magic[0] != 'P' || magic[1] != 'K') {
+    throw CheckpointError(
+        fmt::format("'{}' is not a TorchScript model (not a zip archive); use a "
+                    "checkpoint written by yolo-trainer or an Ultralytics "
+                    "TorchScript export",
+                    path));
+  }
+  std::vector<std::string> records;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    records = reader.getAllRecords();
+  } catch (const c10::Error&) {
+    throw CheckpointError(
+        fmt::format("'{}' is truncated or corrupt (its zip directory cannot be "
+                    "read); copy or export it again",
+                    path));
+  }
+  bool has_code = false, has_data = false;
+  for (const auto& r : records) {
+    if (r == "constants.pkl" || r.rfind("code/", 0) == 0) has_code = true;
+    if (r == "data.pkl") has_data = true;
+  }
+  if (!has_code && has_data) throw CheckpointError(fmt::format("'{}': {}", path, pickle_hint));
+  if (!has_code) {
+    throw CheckpointError(fmt::format("'{}' is a zip archive but not a TorchScript model", path));
+  }
+}
+
+}  // namespace
+
+LoadedModel load_torchscript(const std::string& path, const c10::Device& device) {
+  check_archive(path);
+  torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}};
+  LoadedModel out;
+  try {
+    out.module = torch::jit::load(path, device, files);
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    throw CheckpointError(fmt::format("cannot load '{}' onto {}: {}", path, device.str(),
+                                      what.substr(0, what.find('\n'))));
+  }
+  out.module.eval();
+  if (files[kMetadataFile].empty()) {
+    throw CheckpointError(
+        fmt::format("'{}' has no config.txt metadata (input size, class names); "
+                    "export it with yolo-trainer export or Ultralytics",
+                    path));
+  }
+  out.metadata = ModelMetadata::from_json_text(files[kMetadataFile], path);
+  if (!files[kModelFile].empty()) out.extra_files[kModelFile] = files[kModelFile];
+  return out;
+}
+
+std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path) {
+  check_archive(path);
+  torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}, {kWeightsFile, ""}};
+  try {
+    torch::jit::load(path, torch::kCPU, files);
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    throw CheckpointError(
+        fmt::format("cannot load '{}': {}", path, what.substr(0, what.find('\n'))));
+  }
+  if (files[kModelFile].empty() || files[kWeightsFile].empty()) {
+    throw CheckpointError(
+        fmt::format("'{}' carries no yolo-edge architecture and weights (it was "
+                    "not written by yolo-trainer)",
+                    path));
+  }
+  json m;
+  try {
+    m = json::parse(files[kModelFile]);
+  } catch (const json::exception& e) {
+    throw CheckpointError(fmt::format("'{}': {} is corrupt: {}", path, kModelFile, e.what()));
+  }
+  ModelConfig cfg = parse_model_config(m.at("yaml").get<std::string>(), m.value("source", path),
+                                       m.value("scale", ""), m.at("nc").get<int>());
+  cfg.name = m.value("name", cfg.name);
+  auto model = std::make_shared<DetectionModelImpl>(cfg);
+  unpickle_state_into(files[kWeightsFile], *model, path);
+  if (!files[kMetadataFile].empty()) {
+    model->names = ModelMetadata::from_json_text(files[kMetadataFile], path).names;
+  }
+  return model;
+}
+
+}  // namespace yolo
