@@ -1,0 +1,214 @@
+// Checkpoints: export -> load gives the eager fused outputs, metadata with Ultralytics' keys,
+// exact restore of our own weights, Python interoperability, and clear errors for bad files.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "yolo/models/checkpoint.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / "yolo_checkpoint_test";
+  fs::create_directories(d);
+  return d;
+}
+
+std::string load_error(const std::string& path) {
+  try {
+    yolo::load_torchscript(path, torch::kCPU);
+  } catch (const yolo::CheckpointError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void write_bytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST(Checkpoint, ExportLoadMatchesEagerFused) {
+  torch::manual_seed(1);
+  for (const char* name : {"yolov8n.yaml", "yolo26n.yaml"}) {
+    auto model = yolo::build_model(name, 3);
+    model->names = {{0, "cat"}, {1, "dog"}, {2, "bird"}};
+    const fs::path path = temp_dir() / (std::string(name) + ".torchscript");
+    yolo::ExportOptions opts;
+    opts.height = 256;
+    opts.width = 320;
+    auto meta = yolo::export_torchscript(*model, opts, path);
+    EXPECT_EQ(meta.imgsz, (std::vector<int64_t>{256, 320}));
+
+    auto fused = yolo::clone_model(*model);
+    fused->eval();
+    fused->fuse();
+    torch::NoGradGuard no_grad;
+    torch::Tensor x = torch::rand({1, 3, 256, 320});
+    torch::Tensor expected = fused->forward(x);
+
+    auto loaded = yolo::load_torchscript(path.string(), torch::kCPU);
+    torch::Tensor got = loaded.module.forward({x}).toTensor();
+    ASSERT_EQ(got.sizes(), expected.sizes()) << name;
+    EXPECT_LE((got - expected).abs().max().item<double>(), 1e-4) << name;
+    // The batch stays free in the trace: two images give the same per-image results.
+    torch::Tensor two = loaded.module.forward({torch::cat({x, x})}).toTensor();
+    EXPECT_LE((two[1] - expected[0]).abs().max().item<double>(), 1e-4) << name;
+
+    EXPECT_EQ(loaded.metadata.task, "detect");
+    EXPECT_EQ(loaded.metadata.stride, 32);
+    EXPECT_EQ(loaded.metadata.imgsz, (std::vector<int64_t>{256, 320}));
+    EXPECT_EQ(loaded.metadata.names.at(1), "dog");
+    EXPECT_EQ(loaded.metadata.end2end, model->config().end2end);
+    EXPECT_EQ(loaded.metadata.channels, 3);
+    // Parameters are module attributes with Ultralytics' names, not anonymous constants.
+    bool found = false;
+    for (const auto& p : loaded.module.named_parameters()) found |= p.name == "model.0.conv.weight";
+    EXPECT_TRUE(found) << name;
+  }
+}
+
+TEST(Checkpoint, ExportRoundsImgszToStrideAndRefusesHalfOnCpu) {
+  auto model = yolo::build_model("yolov8n.yaml", 2);
+  yolo::ExportOptions opts;
+  opts.height = 100;
+  opts.width = 130;
+  auto meta = yolo::export_torchscript(*model, opts, temp_dir() / "round.torchscript");
+  EXPECT_EQ(meta.imgsz, (std::vector<int64_t>{128, 160}));
+  opts.half = true;
+  EXPECT_THROW(yolo::export_torchscript(*model, opts, temp_dir() / "half.torchscript"),
+               yolo::CheckpointError);
+  EXPECT_FALSE(fs::exists(temp_dir() / "half.torchscript"));
+}
+
+TEST(Checkpoint, OwnCheckpointRestoresExactly) {
+  auto model = yolo::build_model("yolo11n.yaml", 2);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model->parameters()) p.add_(torch::randn_like(p) * 0.01);
+  }
+  model->names = {{0, "a"}, {1, "b"}};
+  const fs::path path = temp_dir() / "restore.torchscript";
+  yolo::ExportOptions opts;
+  opts.height = opts.width = 64;
+  yolo::export_torchscript(*model, opts, path);
+  auto restored = yolo::load_eager_model(path.string());
+  auto a = model->named_parameters(), b = restored->named_parameters();
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& p : a) EXPECT_TRUE(torch::equal(p.value(), b[p.key()])) << p.key();
+  auto ab = model->named_buffers(), bb = restored->named_buffers();
+  for (const auto& p : ab) EXPECT_TRUE(torch::equal(p.value(), bb[p.key()])) << p.key();
+  EXPECT_EQ(restored->names.at(1), "b");
+  EXPECT_EQ(restored->config().scale, "n");
+}
+
+TEST(Checkpoint, MetadataVariantsFromUltralytics) {
+  auto m = yolo::ModelMetadata::from_json_text(
+      R"({"stride": 32, "task": "detect", "batch": 1, "imgsz": [640, 480],
+          "names": {"0": "person", "1": "bicycle"}, "end2end": true, "channels": 3})",
+      "x");
+  EXPECT_EQ(m.imgsz, (std::vector<int64_t>{640, 480}));
+  EXPECT_EQ(m.names.at(1), "bicycle");
+  EXPECT_TRUE(m.end2end);
+  // Older exports: Python literals as strings, int keys.
+  m = yolo::ModelMetadata::from_json_text(
+      R"({"stride": "32", "imgsz": "[320, 320]", "names": "{0: 'person', 1: \"it's\"}",
+          "end2end": "False"})",
+      "x");
+  EXPECT_EQ(m.stride, 32);
+  EXPECT_EQ(m.imgsz, (std::vector<int64_t>{320, 320}));
+  EXPECT_EQ(m.names.at(0), "person");
+  EXPECT_EQ(m.names.at(1), "it's");
+  EXPECT_FALSE(m.end2end);
+  m = yolo::ModelMetadata::from_json_text(R"({"imgsz": 416, "names": ["a", "b"]})", "x");
+  EXPECT_EQ(m.imgsz, (std::vector<int64_t>{416, 416}));
+  EXPECT_EQ(m.names.at(1), "b");
+  EXPECT_THROW(yolo::ModelMetadata::from_json_text("{not json", "x"), yolo::CheckpointError);
+  EXPECT_THROW(yolo::ModelMetadata::from_json_text(R"({"task": "segment"})", "x"),
+               yolo::CheckpointError);
+  EXPECT_THROW(yolo::ModelMetadata::from_json_text(R"({"imgsz": [1, 2, 3]})", "x"),
+               yolo::CheckpointError);
+}
+
+TEST(Checkpoint, BadFilesGiveClearErrors) {
+  const fs::path dir = temp_dir();
+  EXPECT_NE(load_error((dir / "missing.pt").string()).find("does not exist"), std::string::npos);
+
+  write_bytes(dir / "empty.pt", "");
+  EXPECT_NE(load_error((dir / "empty.pt").string()).find("empty"), std::string::npos);
+
+  write_bytes(dir / "random.pt", std::string("\x13\x37garbage bytes that are not a model", 36));
+  EXPECT_NE(load_error((dir / "random.pt").string()).find("not a TorchScript model"), std::string::npos);
+
+  // An old-style (non-zip) pickle.
+  write_bytes(dir / "old.pt", std::string("\x80\x02}q\x00.", 6));
+  EXPECT_NE(load_error((dir / "old.pt").string()).find("Python pickle"), std::string::npos);
+
+  // A zip-format torch.save file (what Ultralytics' .pt is): data.pkl, no code/.
+  std::vector<char> pickled = torch::pickle_save(c10::IValue(torch::ones({2})));
+  write_bytes(dir / "zip_pickle.pt", std::string(pickled.begin(), pickled.end()));
+  std::string e = load_error((dir / "zip_pickle.pt").string());
+  EXPECT_NE(e.find("Python pickle"), std::string::npos) << e;
+  EXPECT_NE(e.find("format=torchscript"), std::string::npos) << e;
+
+  // A real export cut short.
+  auto model = yolo::build_model("yolov8n.yaml", 1);
+  yolo::ExportOptions opts;
+  opts.height = opts.width = 64;
+  yolo::export_torchscript(*model, opts, dir / "whole.torchscript");
+  std::string bytes = read_bytes(dir / "whole.torchscript");
+  write_bytes(dir / "truncated.torchscript", bytes.substr(0, bytes.size() / 2));
+  e = load_error((dir / "truncated.torchscript").string());
+  EXPECT_NE(e.find("truncated or corrupt"), std::string::npos) << e;
+  EXPECT_THROW(yolo::load_eager_model((dir / "truncated.torchscript").string()), yolo::CheckpointError);
+}
+
+TEST(Checkpoint, OpensInPythonTorchJitLoad) {
+  // Debian's python3-torch is the same LibTorch; the check is skipped where it is missing.
+  // Debian's interpreter, which python3-torch installs into (a python3 earlier on PATH may be
+  // another installation without torch).
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) != 0) {
+    GTEST_SKIP() << "python3-torch is not installed; skipping the Python interoperability check";
+  }
+  auto model = yolo::build_model("yolo26n.yaml", 2);
+  model->names = {{0, "person"}, {1, "car"}};
+  const fs::path path = temp_dir() / "python.torchscript";
+  yolo::ExportOptions opts;
+  opts.height = opts.width = 128;
+  yolo::export_torchscript(*model, opts, path);
+  const std::string script =
+      "import json, sys, torch\n"
+      "files = {'config.txt': ''}\n"
+      "m = torch.jit.load(sys.argv[1], map_location='cpu', _extra_files=files)\n"
+      "meta = json.loads(files['config.txt'])\n"
+      "for k in ['stride', 'task', 'batch', 'imgsz', 'names', 'channels', 'end2end', 'args',\n"
+      "          'description', 'date', 'version']:\n"
+      "    assert k in meta, k\n"
+      "assert meta['imgsz'] == [128, 128] and meta['names']['1'] == 'car' and meta['end2end']\n"
+      "y = m(torch.zeros(1, 3, 128, 128))\n"
+      "assert tuple(y.shape) == (1, 300, 6), y.shape\n"
+      "sd = m.state_dict()\n"
+      "assert 'model.0.conv.weight' in sd, list(sd)[:5]\n"
+      "print('python-ok')\n";
+  const fs::path py = temp_dir() / "check.py";
+  std::ofstream(py) << script;
+  FILE* pipe = popen((python + " " + py.string() + " " + path.string() + " 2>&1").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[512];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  EXPECT_EQ(pclose(pipe), 0) << out;
+  EXPECT_NE(out.find("python-ok"), std::string::npos) << out;
+}
