@@ -245,8 +245,8 @@ ModelMetadata export_torchscript(const DetectionModelImpl& source, const ExportO
                  options.width, stride, h, w);
   }
 
-  // The unfused weights travel with the archive (exact restore for fine-tuning).
-  const std::string weights = pickle_state(source);
+  // The unfused weights travel with training checkpoints (exact restore for fine-tuning).
+  const std::string weights = options.include_weights ? pickle_state(source) : std::string();
   auto model = clone_model(source);
   model->eval();
   model->fuse();
@@ -306,7 +306,7 @@ ModelMetadata export_torchscript(const DetectionModelImpl& source, const ExportO
       {"yaml", cfg.yaml_text},
       {"source",
        cfg.source}}.dump();
-  files[kWeightsFile] = weights;
+  if (options.include_weights) files[kWeightsFile] = weights;
   for (const auto& [k, v] : extra_files) files[k] = v;
   write_atomically(path, [&](const fs::path& tmp) { jm.save(tmp.string(), files); });
   return meta;
@@ -314,11 +314,7 @@ ModelMetadata export_torchscript(const DetectionModelImpl& source, const ExportO
 
 // ---- load -----------------------------------------------------------------------------------
 
-namespace {
-
-// Says what a file is before LibTorch tries to load it, so that every bad input gets a clear
-// message instead of a deserialisation backtrace.
-void check_archive(const std::string& path) {
+void check_torchscript_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
     throw CheckpointError(fmt::format("model file '{}' does not exist", path));
@@ -365,10 +361,8 @@ void check_archive(const std::string& path) {
   }
 }
 
-}  // namespace
-
 LoadedModel load_torchscript(const std::string& path, const c10::Device& device) {
-  check_archive(path);
+  check_torchscript_file(path);
   torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}};
   LoadedModel out;
   try {
@@ -390,8 +384,17 @@ LoadedModel load_torchscript(const std::string& path, const c10::Device& device)
   return out;
 }
 
+bool has_training_weights(const std::string& path) {
+  check_torchscript_file(path);
+  caffe2::serialize::PyTorchStreamReader reader(path);
+  for (const auto& r : reader.getAllRecords()) {
+    if (r == std::string("extra/") + kWeightsFile) return true;
+  }
+  return false;
+}
+
 std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path) {
-  check_archive(path);
+  check_torchscript_file(path);
   torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}, {kWeightsFile, ""}};
   try {
     torch::jit::load(path, torch::kCPU, files);

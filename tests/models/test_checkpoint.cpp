@@ -149,7 +149,8 @@ TEST(Checkpoint, BadFilesGiveClearErrors) {
   EXPECT_NE(load_error((dir / "empty.pt").string()).find("empty"), std::string::npos);
 
   write_bytes(dir / "random.pt", std::string("\x13\x37garbage bytes that are not a model", 36));
-  EXPECT_NE(load_error((dir / "random.pt").string()).find("not a TorchScript model"), std::string::npos);
+  EXPECT_NE(load_error((dir / "random.pt").string()).find("not a TorchScript model"),
+            std::string::npos);
 
   // An old-style (non-zip) pickle.
   write_bytes(dir / "old.pt", std::string("\x80\x02}q\x00.", 6));
@@ -171,7 +172,8 @@ TEST(Checkpoint, BadFilesGiveClearErrors) {
   write_bytes(dir / "truncated.torchscript", bytes.substr(0, bytes.size() / 2));
   e = load_error((dir / "truncated.torchscript").string());
   EXPECT_NE(e.find("truncated or corrupt"), std::string::npos) << e;
-  EXPECT_THROW(yolo::load_eager_model((dir / "truncated.torchscript").string()), yolo::CheckpointError);
+  EXPECT_THROW(yolo::load_eager_model((dir / "truncated.torchscript").string()),
+               yolo::CheckpointError);
 }
 
 TEST(Checkpoint, OpensInPythonTorchJitLoad) {
@@ -211,4 +213,68 @@ TEST(Checkpoint, OpensInPythonTorchJitLoad) {
   while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
   EXPECT_EQ(pclose(pipe), 0) << out;
   EXPECT_NE(out.find("python-ok"), std::string::npos) << out;
+}
+
+TEST(WeightImport, FusedExportUnfusesToTheSameOutputs) {
+  // A lean export (no training weights, as `yolo-trainer export` and Ultralytics write) must
+  // initialise an eager model that computes what the original did.
+  torch::manual_seed(3);
+  for (const char* name : {"yolo11n.yaml", "yolo26n.yaml"}) {
+    auto model = yolo::build_model(name, 4);
+    {
+      torch::NoGradGuard no_grad;
+      for (auto& b : model->named_buffers()) {
+        if (b.key().find("running_var") != std::string::npos) b.value().uniform_(0.5, 1.5);
+      }
+    }
+    model->names = {{0, "a"}, {1, "b"}, {2, "c"}, {3, "d"}};
+    const fs::path path = temp_dir() / (std::string("lean-") + name + ".torchscript");
+    yolo::ExportOptions opts;
+    opts.height = opts.width = 128;
+    opts.include_weights = false;
+    yolo::export_torchscript(*model, opts, path);
+    EXPECT_FALSE(yolo::has_training_weights(path.string()));
+
+    yolo::ImportReport report;
+    auto imported = yolo::import_fused_torchscript(path.string(), std::nullopt, &report);
+    EXPECT_EQ(report.skipped, 0) << name;
+    EXPECT_GT(report.unfused, 60) << name;
+    EXPECT_EQ(imported->names.at(3), "d");
+    model->eval();
+    imported->eval();
+    torch::NoGradGuard no_grad;
+    torch::Tensor x = torch::rand({1, 3, 128, 128});
+    EXPECT_LE((model->forward(x) - imported->forward(x)).abs().max().item<double>(), 1e-3) << name;
+    if (imported->config().end2end) EXPECT_GT(report.copied_one2many, 0);
+  }
+}
+
+TEST(WeightImport, OtherClassCountSkipsTheClassHead) {
+  auto model = yolo::build_model("yolov8n.yaml", 5);
+  const fs::path path = temp_dir() / "yolov8n-5cls.torchscript";
+  yolo::ExportOptions opts;
+  opts.height = opts.width = 64;
+  opts.include_weights = false;
+  yolo::export_torchscript(*model, opts, path);
+  yolo::ImportReport report;
+  auto imported = yolo::import_fused_torchscript(path.string(), 2, &report);
+  EXPECT_EQ(imported->num_classes(), 2);
+  EXPECT_EQ(report.skipped, 6);  // cv3.{0,1,2}.2.{weight,bias}
+  for (const auto& n : report.skipped_names) EXPECT_NE(n.find(".cv3."), std::string::npos) << n;
+  auto fused = yolo::clone_model(*model);
+  fused->eval();
+  fused->fuse();
+  EXPECT_TRUE(torch::equal(imported->named_parameters()["model.0.conv.weight"],
+                           fused->named_parameters()["model.0.conv.weight"]));
+}
+
+TEST(WeightImport, ArchitectureFromNameOrDescription) {
+  // Ultralytics' exports carry no model.json: the file name or the description names the model.
+  EXPECT_EQ(yolo::guess_architecture_yaml("weights/yolo11n.torchscript", ""), "yolo11n.yaml");
+  EXPECT_EQ(yolo::guess_architecture_yaml("best.torchscript",
+                                          "Ultralytics YOLOv8s model trained on coco.yaml"),
+            "yolov8s.yaml");
+  EXPECT_EQ(yolo::guess_architecture_yaml("x/YOLO26M.torchscript", ""), "yolo26m.yaml");
+  EXPECT_THROW(yolo::guess_architecture_yaml("best.torchscript", "my detector"),
+               yolo::CheckpointError);
 }

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "yolo/core/device.h"
@@ -15,9 +17,9 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
-Result run_trainer(const std::string& args) {
+Result run_trainer(const std::string& args, const std::string& cwd = ".") {
   Result r;
-  std::string cmd = std::string(YOLO_TRAINER_BIN) + " " + args + " 2>&1";
+  std::string cmd = "cd '" + cwd + "' && " + std::string(YOLO_TRAINER_BIN) + " " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;
   std::array<char, 4096> buf{};
@@ -100,4 +102,54 @@ TEST(TrainerCli, VersionPrints) {
   Result r = run_trainer("version");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find('.'), std::string::npos);
+}
+
+TEST(TrainerCli, InfoPrintsTableAndBothSummaries) {
+  Result r = run_trainer("info model=yolo26n.yaml imgsz=640");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("YOLO26n summary: 24 layers, 2,572,280 parameters"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("YOLO26n summary (fused)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("5.4 GFLOPs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("C2PSA"), std::string::npos) << r.output;
+}
+
+TEST(TrainerCli, ExportWritesALoadableFileAndRejectsOtherFormats) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "yolo_cli_export";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Result r = run_trainer("export model=yolov8n.yaml imgsz=160 device=cpu", dir.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "yolov8n.torchscript")) << r.output;
+  EXPECT_NE(r.output.find("export success"), std::string::npos) << r.output;
+  // The exported file is a valid model= for info (unfused back into the architecture).
+  r = run_trainer("info model=yolov8n.torchscript imgsz=160", dir.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3,157,200 parameters"), std::string::npos) << r.output;
+
+  r = run_trainer("export model=yolov8n.yaml format=onnx", dir.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("torchscript"), std::string::npos) << r.output;
+  r = run_trainer("export model=yolov8n.yaml format=migraphx", dir.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("MIGraphX is AMD's inference graph compiler"), std::string::npos);
+}
+
+TEST(TrainerCli, BadModelFilesFailCleanly) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "yolo_cli_bad_models";
+  fs::create_directories(dir);
+  std::ofstream(dir / "junk.torchscript") << "not a model";
+  std::ofstream(dir / "bad.yaml") << "nc: 2\nbackbone:\n  - [-1, 1, Nope, [16]]\nhead: []\n";
+  Result r = run_trainer("info model=junk.torchscript", dir.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("not a TorchScript model"), std::string::npos) << r.output;
+  r = run_trainer("info model=bad.yaml", dir.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("layer 0"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("unknown module 'Nope'"), std::string::npos) << r.output;
+  r = run_trainer("info model=missing.pt", dir.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
 }

@@ -256,6 +256,7 @@ void Config::set(std::string_view key, const YAML::Node& value) {
   values_.erase(s.name);  // rebind, never assign through (see the constructor)
   values_.emplace(s.name, YAML::Clone(v));
   types_[s.name] = classify(v);
+  explicit_keys_.insert(s.name);
 }
 
 void Config::apply_text_overrides(

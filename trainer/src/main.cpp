@@ -10,9 +10,11 @@
 #include "yolo/core/log.h"
 #include "yolo/core/system_info.h"
 #include "yolo/core/version.h"
+#include "yolo/models/checkpoint.h"
 #include "yolo/trainer/checks.h"
 #include "yolo/trainer/command_line.h"
 #include "yolo/trainer/config.h"
+#include "yolo/trainer/modes.h"
 
 namespace {
 
@@ -53,6 +55,7 @@ int run(const std::vector<std::string>& args) {
     std::fputs(run_checks().text.c_str(), stdout);
     return 0;
   }
+  if (cmd.mode == "info") return run_info_mode(cfg);
 
   // Every other mode runs on a device: validate it before any work starts.
   BackendInfo backend = query_backend();
@@ -60,6 +63,7 @@ int run(const std::vector<std::string>& args) {
   spdlog::info("yolo-edge {} | LibTorch {} ({}) | device {} | {} threads", kVersion,
                backend.torch_version, backend.flavour_name(), device.describe(backend),
                torch_threads());
+  if (cmd.mode == "export") return run_export_mode(cfg, device);
   spdlog::error("mode '{}' is not available in this build yet", cmd.mode);
   return kExitFailure;
 }
@@ -77,6 +81,12 @@ int main(int argc, char** argv) {
   } catch (const yolo::DeviceError& e) {
     spdlog::error("{}", e.what());
     return kExitUsage;
+  } catch (const yolo::ModelError& e) {
+    spdlog::error("{}", e.what());
+    return kExitFailure;
+  } catch (const yolo::CheckpointError& e) {
+    spdlog::error("{}", e.what());
+    return kExitFailure;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitFailure;

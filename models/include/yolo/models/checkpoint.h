@@ -53,6 +53,9 @@ struct ExportOptions {
   std::string device = "cpu";  // torch device string of the export, e.g. "cuda:0"
   int64_t max_det = 300;       // end-to-end output rows
   std::string description;     // free text for the metadata
+  // Store yolo/weights.pkl (the unfused weights): training checkpoints do, so that they restore
+  // exactly; exports for deployment leave it out (half the size).
+  bool include_weights = true;
 };
 
 // Extra-file names inside our archives.
@@ -72,6 +75,13 @@ struct LoadedModel {
   std::map<std::string, std::string> extra_files;  // our yolo/* files when present
 };
 
+// Says what a file is before LibTorch reads it, so that every bad input gets a clear
+// CheckpointError (missing, empty, not a zip, truncated, a Python pickle, not TorchScript).
+void check_torchscript_file(const std::string& path);
+
+// True when the file carries yolo/weights.pkl (a yolo-trainer training checkpoint).
+bool has_training_weights(const std::string& path);
+
 // Loads any TorchScript detection checkpoint (ours or exported by Ultralytics) onto `device`.
 LoadedModel load_torchscript(const std::string& path, const c10::Device& device);
 
@@ -81,6 +91,28 @@ std::shared_ptr<DetectionModelImpl> clone_model(const DetectionModelImpl& model)
 // Rebuilds the eager, unfused model from one of our checkpoints (yolo/model.json +
 // yolo/weights.pkl); throws CheckpointError for files without them.
 std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path);
+
+struct ImportReport {
+  int matched = 0;          // eager tensors filled from the file
+  int unfused = 0;          // fused convs split back into conv + identity BatchNorm
+  int skipped = 0;          // tensors whose shape differs (e.g. a class head for another nc)
+  int copied_one2many = 0;  // one-to-many tensors initialised from the one-to-one head
+  std::vector<std::string> skipped_names;
+};
+
+// Initialises an eager, unfused model from any fused TorchScript detection checkpoint: an
+// Ultralytics export (architecture found by name, e.g. yolo11n) or one of ours. Each fused conv
+// is split back into conv + identity BatchNorm; tensors of other shapes (nc differs from the
+// file's) are left at their initial values and reported. An end-to-end export lacks the
+// one-to-many head; it starts as a copy of the one-to-one head.
+std::shared_ptr<DetectionModelImpl> import_fused_torchscript(const std::string& path,
+                                                             std::optional<int> nc,
+                                                             ImportReport* report = nullptr);
+
+// The built-in architecture of a file without our yolo/model.json: from its name
+// (yolo11n.torchscript -> yolo11n.yaml), else from the description Ultralytics writes
+// ("Ultralytics YOLO11n model trained on ..."); throws CheckpointError when neither says.
+std::string guess_architecture_yaml(const std::string& path, const std::string& description);
 
 // Serialised weights (name -> tensor), as stored in yolo/weights.pkl.
 std::string pickle_state(const torch::nn::Module& module);

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -78,6 +79,9 @@ class Config {
   std::string get_string(std::string_view key) const;
   std::vector<long long> get_int_list(std::string_view key) const;  // int or list of ints
   ValueType type_of(std::string_view key) const;
+  // True when the key was given (command line or cfg file), even if equal to its default; modes
+  // whose defaults differ from training's (export's batch is 1) use it.
+  bool was_set(std::string_view key) const { return explicit_keys_.count(std::string(key)) > 0; }
   const YAML::Node& node(std::string_view key) const;
 
   // Keys whose value differs from the default, in schema order, as "key=value".
@@ -92,6 +96,7 @@ class Config {
   const ConfigSchema* schema_;
   std::map<std::string, YAML::Node, std::less<>> values_;
   std::map<std::string, ValueType, std::less<>> types_;
+  std::set<std::string> explicit_keys_;
 };
 
 }  // namespace yolo

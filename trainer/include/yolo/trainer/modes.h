@@ -1,0 +1,17 @@
+// The yolo-trainer modes beyond argument handling. Each takes the validated settings and the
+// selected device and returns the process exit code; errors are thrown (ConfigError for bad
+// settings, ModelError/CheckpointError for bad model files) and reported by main.
+#pragma once
+
+namespace yolo {
+
+class Config;
+struct SelectedDevice;
+
+// `info`: per-layer table, parameters, gradients, GFLOPs of the unfused and fused model.
+int run_info_mode(const Config& cfg);
+
+// `export`: trace the fused model to a TorchScript checkpoint with metadata.
+int run_export_mode(const Config& cfg, const SelectedDevice& device);
+
+}  // namespace yolo

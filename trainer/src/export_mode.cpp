@@ -1,0 +1,80 @@
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "yolo/core/device.h"
+#include "yolo/models/checkpoint.h"
+#include "yolo/trainer/config.h"
+#include "yolo/trainer/model_source.h"
+#include "yolo/trainer/modes.h"
+
+namespace yolo {
+namespace fs = std::filesystem;
+
+namespace {
+
+void check_format(const std::string& format) {
+  if (format == "torchscript") return;
+  if (format == "migraphx" || format == "mxr") {
+    throw ConfigError(
+        "format=migraphx is not a supported export target: MIGraphX is AMD's inference graph "
+        "compiler, used through ONNX Runtime's MIGraphX execution provider, which this product "
+        "does "
+        "not ship; an ONNX file alone would not enable it. On AMD GPUs export format=torchscript "
+        "and run it with a ROCm build of LibTorch (device=0).");
+  }
+  throw ConfigError(fmt::format(
+      "format={} is not supported: yolo-trainer exports format=torchscript only (the checkpoint "
+      "format the runtime, the GStreamer element and Ultralytics' TorchScript loaders read){}",
+      format, format == "onnx" ? "; ONNX export is not available in this C++-only product" : ""));
+}
+
+}  // namespace
+
+int run_export_mode(const Config& cfg, const SelectedDevice& device) {
+  check_format(cfg.get_string("format"));
+  const std::string model_setting = cfg.get_string("model");
+  auto model = load_model_setting(model_setting);
+  auto [h, w] = imgsz_setting(cfg);
+
+  ExportOptions opts;
+  opts.height = h;
+  opts.width = w;
+  // As in Ultralytics, export traces batch 1 unless batch= is given.
+  opts.batch = cfg.was_set("batch") ? cfg.get_int("batch") : 1;
+  if (opts.batch < 1) throw ConfigError("export needs batch >= 1");
+  opts.half = cfg.get_bool("half");
+  opts.device = device.torch_string();
+  opts.max_det = cfg.get_int("max_det");
+  opts.include_weights = false;  // a deployment file: the traced model and its metadata only
+  if (opts.half && !device.is_gpu) {
+    spdlog::warn("half=True only works on a GPU; exporting FP32 on the CPU");
+    opts.half = false;
+  }
+  if (cfg.get_bool("nms")) {
+    spdlog::warn("nms=True is not embedded in exports: the runtime runs NMS itself; ignoring it");
+  }
+  fs::path in(model_setting);
+  fs::path out = in.extension() == ".yaml" || in.extension() == ".yml"
+                     ? fs::path(in.stem().string() + ".torchscript")
+                     : in.parent_path() / (in.stem().string() + ".torchscript");
+  if (out == in) out = in.parent_path() / (in.stem().string() + "-export.torchscript");
+
+  spdlog::info("TorchScript: exporting {} ({}x{}, batch {}, {}, {}) ...", model->config().name, h,
+               w, opts.batch, opts.half ? "FP16" : "FP32", opts.device);
+  const auto t0 = std::chrono::steady_clock::now();
+  ModelMetadata meta = export_torchscript(*model, opts, out);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info(
+      "TorchScript: export success in {:.1f}s, saved as '{}' ({:.1f} MB), input [{}, {}, "
+      "{}, {}], output {}",
+      secs, out.string(), fs::file_size(out) / 1e6, meta.batch, meta.channels, meta.imgsz[0],
+      meta.imgsz[1],
+      meta.end2end ? fmt::format("[{}, {}, 6]", meta.batch, model->detect().max_det)
+                   : fmt::format("[{}, {}, anchors]", meta.batch, 4 + model->num_classes()));
+  return 0;
+}
+
+}  // namespace yolo
