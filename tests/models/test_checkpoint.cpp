@@ -245,7 +245,9 @@ TEST(WeightImport, FusedExportUnfusesToTheSameOutputs) {
     torch::NoGradGuard no_grad;
     torch::Tensor x = torch::rand({1, 3, 128, 128});
     EXPECT_LE((model->forward(x) - imported->forward(x)).abs().max().item<double>(), 1e-3) << name;
-    if (imported->config().end2end) EXPECT_GT(report.copied_one2many, 0);
+    if (imported->config().end2end) {
+      EXPECT_GT(report.copied_one2many, 0);
+    }
   }
 }
 
