@@ -1,0 +1,1 @@
+# tests of the synthetic data generator
