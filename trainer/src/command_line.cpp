@@ -21,7 +21,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 const std::vector<std::string>& known_modes() {
   static const std::vector<std::string> modes = {"train",  "val",  "predict", "export",
-                                                 "checks", "info", "version"};
+                                                 "checks", "info", "synth",   "version"};
   return modes;
 }
 

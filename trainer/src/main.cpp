@@ -56,6 +56,7 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   if (cmd.mode == "info") return run_info_mode(cfg);
+  if (cmd.mode == "synth") return run_synth_mode(cfg);
 
   // Every other mode runs on a device: validate it before any work starts.
   BackendInfo backend = query_backend();

@@ -11,6 +11,9 @@ struct SelectedDevice;
 // `info`: per-layer table, parameters, gradients, GFLOPs of the unfused and fused model.
 int run_info_mode(const Config& cfg);
 
+// `synth`: write the synthetic dataset (and video) described by dir/images/imgsz/nc/seed/video.
+int run_synth_mode(const Config& cfg);
+
 // `export`: trace the fused model to a TorchScript checkpoint with metadata.
 int run_export_mode(const Config& cfg, const SelectedDevice& device);
 

@@ -1,0 +1,154 @@
+// The threaded loader: batch tensors and targets, determinism across worker counts, epochs,
+// rect validation batches, fraction and the RAM cache.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "yolo/trainer/data_loader.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// 12 images of varied sizes, each with one or two filled boxes.
+std::vector<yolo::ImageRecord> make_records(const fs::path& dir) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<yolo::ImageRecord> out;
+  for (int i = 0; i < 12; ++i) {
+    const int w = 80 + 16 * (i % 4), h = 60 + 20 * (i % 3);
+    cv::Mat img(h, w, CV_8UC3, cv::Scalar(20 * i % 255, 60, 90));
+    cv::Rect box(w / 4, h / 4, w / 3, h / 3);
+    cv::rectangle(img, box, cv::Scalar::all(255), cv::FILLED);
+    fs::path p = dir / ("img" + std::to_string(i) + ".png");
+    cv::imwrite(p.string(), img);
+    yolo::ImageRecord r{p, w, h, {}};
+    r.boxes.push_back({i % 3, float(box.x + box.width / 2.0) / w,
+                       float(box.y + box.height / 2.0) / h, float(box.width) / w,
+                       float(box.height) / h});
+    if (i % 2) r.boxes.push_back({1, 0.8f, 0.8f, 0.1f, 0.1f});
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<yolo::Batch> epoch_batches(yolo::DataLoader& loader, int epoch) {
+  loader.start_epoch(epoch);
+  std::vector<yolo::Batch> out;
+  while (auto b = loader.next()) out.push_back(std::move(*b));
+  return out;
+}
+
+}  // namespace
+
+TEST(DataLoader, TrainingBatchesHaveImagesAndTargets) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_a");
+  yolo::LoaderOptions o;
+  o.imgsz = 64;
+  o.batch = 5;
+  o.workers = 2;
+  yolo::DataLoader loader(records, o);
+  EXPECT_EQ(loader.batches_per_epoch(), 3u);
+  auto batches = epoch_batches(loader, 0);
+  ASSERT_EQ(batches.size(), 3u);
+  EXPECT_EQ(batches[0].images.sizes(), (std::vector<int64_t>{5, 3, 64, 64}));
+  EXPECT_EQ(batches[2].images.size(0), 2);
+  for (const auto& b : batches) {
+    ASSERT_EQ(b.targets.dim(), 2);
+    if (b.targets.size(0) == 0) continue;
+    EXPECT_EQ(b.targets.size(1), 6);
+    EXPECT_TRUE(torch::all(b.targets.select(1, 0) < b.images.size(0)).item<bool>());
+    EXPECT_TRUE(torch::all(b.targets.slice(1, 2) >= 0).item<bool>());
+    EXPECT_TRUE(torch::all(b.targets.slice(1, 2) <= 1.0001).item<bool>());
+  }
+  EXPECT_LE(batches[0].images.max().item<float>(), 1.0f);
+}
+
+TEST(DataLoader, SameSeedSameBatchesWhateverTheWorkers) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_b");
+  yolo::LoaderOptions o;
+  o.imgsz = 64;
+  o.batch = 4;
+  o.seed = 7;
+  o.workers = 1;
+  yolo::DataLoader one(records, o);
+  o.workers = 4;
+  yolo::DataLoader four(records, o);
+  for (int epoch : {0, 1}) {
+    auto a = epoch_batches(one, epoch), b = epoch_batches(four, epoch);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); ++k) {
+      EXPECT_TRUE(torch::equal(a[k].images, b[k].images)) << "epoch " << epoch << " batch " << k;
+      EXPECT_TRUE(torch::equal(a[k].targets, b[k].targets)) << "epoch " << epoch << " batch " << k;
+      EXPECT_EQ(a[k].paths, b[k].paths);
+    }
+  }
+  // Another epoch or another seed gives other batches.
+  auto e0 = epoch_batches(one, 0), e1 = epoch_batches(one, 1);
+  EXPECT_FALSE(torch::equal(e0[0].images, e1[0].images));
+  o.seed = 8;
+  o.workers = 2;
+  yolo::DataLoader other(records, o);
+  EXPECT_FALSE(torch::equal(epoch_batches(other, 0)[0].images, e0[0].images));
+}
+
+TEST(DataLoader, RectValidationBatches) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_c");
+  yolo::LoaderOptions o;
+  o.imgsz = 128;
+  o.batch = 4;
+  o.augment = false;
+  o.shuffle = false;
+  o.rect = true;
+  yolo::DataLoader loader(records, o);
+  auto batches = epoch_batches(loader, 0);
+  ASSERT_EQ(batches.size(), 3u);
+  for (size_t k = 0; k < batches.size(); ++k) {
+    auto [h, w] = loader.batch_shape(k);
+    EXPECT_EQ(batches[k].images.size(2), h);
+    EXPECT_EQ(batches[k].images.size(3), w);
+    EXPECT_EQ(h % 32, 0);
+    EXPECT_EQ(w % 32, 0);
+    EXPECT_EQ(batches[k].transforms.size(), static_cast<size_t>(batches[k].images.size(0)));
+  }
+  // Landscape images (h/w < 1) get batches shorter than they are wide.
+  auto [h0, w0] = loader.batch_shape(0);
+  EXPECT_LT(h0, w0);
+  // Targets map through the transform: the first image's box centre, original -> batch pixels.
+  const auto& b = batches[0];
+  const auto& t = b.transforms[0];
+  EXPECT_GT(t.gain_x, 0);
+  EXPECT_EQ(b.source_sizes[0].first, t.src_height);
+}
+
+TEST(DataLoader, FractionCacheAndErrors) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_d");
+  yolo::LoaderOptions o;
+  o.imgsz = 64;
+  o.batch = 2;
+  o.fraction = 0.5;
+  o.cache_ram = true;
+  yolo::DataLoader loader(records, o);
+  EXPECT_EQ(loader.size(), 6u);
+  auto first = epoch_batches(loader, 0);
+  auto again = epoch_batches(loader, 0);  // served from the RAM cache
+  EXPECT_TRUE(torch::equal(first[0].images, again[0].images));
+  EXPECT_THROW(yolo::DataLoader({}, o), std::invalid_argument);
+  // A file removed after the check is an error from next(), not a crash.
+  fs::remove(records[3].image);
+  o.cache_ram = false;
+  o.fraction = 1.0;
+  o.workers = 2;
+  yolo::DataLoader broken(records, o);
+  broken.start_epoch(0);
+  EXPECT_THROW(
+      {
+        while (broken.next()) {
+        }
+      },
+      std::runtime_error);
+}

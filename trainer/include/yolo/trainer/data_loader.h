@@ -1,0 +1,97 @@
+// The training/validation data loader: `workers` threads decode and augment batches ahead of the
+// consumer (bounded prefetch), in an order and with randomness that depend only on (seed, epoch),
+// so a given seed yields the same batches with 1 or 8 workers.
+#pragma once
+
+#include <torch/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "yolo/trainer/augment.h"
+#include "yolo/trainer/dataset.h"
+
+namespace yolo {
+
+struct LoaderOptions {
+  int imgsz = 640;          // training size / val long side (pixels, multiple of stride)
+  int batch = 16;           // images per batch
+  int workers = 2;          // decoding/augmenting threads (>= 1)
+  uint64_t seed = 0;        // `seed` key
+  bool augment = true;      // training pipeline (mosaic, perspective, HSV, flips)
+  bool shuffle = true;      // new order every epoch (training)
+  bool rect = false;        // rectangular batches sorted by aspect ratio (validation)
+  double rect_pad = 0.5;    // Ultralytics' pad for val rect batches
+  int stride = 32;          // model stride; batch shapes are multiples of it
+  double fraction = 1.0;    // use the first fraction of the images
+  bool cache_ram = false;   // keep decoded, resized images in memory
+  bool pin_memory = false;  // page-locked batch tensors (GPU training)
+  int prefetch = 2;         // batches ready ahead of the consumer, per worker
+  AugmentParams hyp;        // augmentation strengths
+};
+
+struct Batch {
+  torch::Tensor images;   // (B, 3, H, W) float32 RGB in [0, 1]
+  torch::Tensor targets;  // (N, 6): image index in batch, class, cx, cy, w, h normalised to (W, H)
+  std::vector<std::string> paths;
+  std::vector<std::pair<int, int>> source_sizes;  // (h, w) of each original image
+  std::vector<LetterboxTransform> transforms;     // original -> batch pixels (validation)
+  int64_t index = 0;                              // batch number within the epoch
+};
+
+class DataLoader {
+ public:
+  DataLoader(std::vector<ImageRecord> records, LoaderOptions options);
+  ~DataLoader();
+  DataLoader(const DataLoader&) = delete;
+  DataLoader& operator=(const DataLoader&) = delete;
+
+  // Starts producing the batches of `epoch` (stops any epoch still running).
+  void start_epoch(int epoch);
+  // The next batch of the current epoch, in order; nullopt when the epoch is done.
+  std::optional<Batch> next();
+
+  // Turns mosaic on or off from the next epoch (close_mosaic).
+  void set_mosaic(bool on) { mosaic_enabled_ = on; }
+  size_t size() const { return records_.size(); }
+  size_t batches_per_epoch() const;
+  // The batch shape (h, w) of validation batch k in rect mode; (imgsz, imgsz) otherwise.
+  std::pair<int, int> batch_shape(size_t k) const;
+
+  // The sample at `position` of `epoch` as the pipeline produces it (for tests and plots);
+  // without augmentation `transform` receives the original -> batch pixel mapping.
+  Sample make_sample(size_t position, int epoch, LetterboxTransform* transform = nullptr) const;
+
+ private:
+  Sample load(size_t record) const;
+  Batch make_batch(size_t k, int epoch) const;
+  void stop_workers();
+  void worker_loop(int epoch);
+
+  std::vector<ImageRecord> records_;
+  LoaderOptions opts_;
+  std::vector<size_t> order_;  // record index per position in the current epoch
+  std::vector<std::pair<int, int>> rect_shapes_;
+  std::atomic<bool> mosaic_enabled_{true};
+
+  mutable std::mutex cache_mutex_;
+  mutable std::map<size_t, Sample> ram_cache_;
+
+  std::mutex mutex_;
+  std::condition_variable ready_cv_, space_cv_;
+  std::map<size_t, Batch> ready_;
+  size_t next_to_make_ = 0, next_to_give_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace yolo

@@ -1,0 +1,203 @@
+#include "yolo/trainer/augment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+namespace yolo {
+namespace {
+
+constexpr int kFill = 114;
+
+double uniform(Rng& rng, double a, double b) {
+  return std::uniform_real_distribution<double>(a, b)(rng);
+}
+
+void clip_boxes(std::vector<PixelBox>& boxes, float w, float h) {
+  for (auto& b : boxes) {
+    b.x1 = std::clamp(b.x1, 0.f, w);
+    b.x2 = std::clamp(b.x2, 0.f, w);
+    b.y1 = std::clamp(b.y1, 0.f, h);
+    b.y2 = std::clamp(b.y2, 0.f, h);
+  }
+}
+
+}  // namespace
+
+bool box_candidate(float w1, float h1, float w2, float h2, float scale) {
+  constexpr float kWh = 2, kAr = 100, kArea = 0.1f, kEps = 1e-16f;
+  const float ar = std::max(w2 / (h2 + kEps), h2 / (w2 + kEps));
+  return w2 > kWh && h2 > kWh && w2 * h2 / (w1 * h1 * scale + kEps) > kArea && ar < kAr;
+}
+
+Sample resize_long_side(Sample s, int imgsz) {
+  const int h0 = s.image.rows, w0 = s.image.cols;
+  const double r = static_cast<double>(imgsz) / std::max(h0, w0);
+  if (r == 1.0) return s;
+  const int w = std::min(static_cast<int>(std::ceil(w0 * r)), imgsz);
+  const int h = std::min(static_cast<int>(std::ceil(h0 * r)), imgsz);
+  cv::Mat out;
+  cv::resize(s.image, out, cv::Size(w, h), 0, 0, cv::INTER_LINEAR);
+  const float sx = static_cast<float>(w) / w0, sy = static_cast<float>(h) / h0;
+  for (auto& b : s.boxes) {
+    b.x1 *= sx;
+    b.x2 *= sx;
+    b.y1 *= sy;
+    b.y2 *= sy;
+  }
+  s.image = out;
+  return s;
+}
+
+Sample mosaic4(const std::vector<Sample>& tiles, int s, Rng& rng) {
+  Sample out;
+  out.image = cv::Mat(2 * s, 2 * s, CV_8UC3, cv::Scalar::all(kFill));
+  const int xc = static_cast<int>(uniform(rng, s / 2.0, 1.5 * s));
+  const int yc = static_cast<int>(uniform(rng, s / 2.0, 1.5 * s));
+  for (size_t i = 0; i < tiles.size() && i < 4; ++i) {
+    const cv::Mat& img = tiles[i].image;
+    const int h = img.rows, w = img.cols;
+    int x1a, y1a, x2a, y2a, x1b, y1b, x2b, y2b;  // a: canvas region, b: tile region
+    if (i == 0) {                                // top left
+      x1a = std::max(xc - w, 0), y1a = std::max(yc - h, 0), x2a = xc, y2a = yc;
+      x1b = w - (x2a - x1a), y1b = h - (y2a - y1a), x2b = w, y2b = h;
+    } else if (i == 1) {  // top right
+      x1a = xc, y1a = std::max(yc - h, 0), x2a = std::min(xc + w, 2 * s), y2a = yc;
+      x1b = 0, y1b = h - (y2a - y1a), x2b = std::min(w, x2a - x1a), y2b = h;
+    } else if (i == 2) {  // bottom left
+      x1a = std::max(xc - w, 0), y1a = yc, x2a = xc, y2a = std::min(2 * s, yc + h);
+      x1b = w - (x2a - x1a), y1b = 0, x2b = w, y2b = std::min(y2a - y1a, h);
+    } else {  // bottom right
+      x1a = xc, y1a = yc, x2a = std::min(xc + w, 2 * s), y2a = std::min(2 * s, yc + h);
+      x1b = 0, y1b = 0, x2b = std::min(w, x2a - x1a), y2b = std::min(y2a - y1a, h);
+    }
+    if (x2a > x1a && y2a > y1a) {
+      img(cv::Rect(x1b, y1b, x2b - x1b, y2b - y1b))
+          .copyTo(out.image(cv::Rect(x1a, y1a, x2a - x1a, y2a - y1a)));
+    }
+    const float padw = static_cast<float>(x1a - x1b), padh = static_cast<float>(y1a - y1b);
+    for (PixelBox b : tiles[i].boxes) {
+      b.x1 += padw;
+      b.x2 += padw;
+      b.y1 += padh;
+      b.y2 += padh;
+      out.boxes.push_back(b);
+    }
+  }
+  // Boxes reaching past the canvas are clipped to it, as Ultralytics' _cat_labels does.
+  clip_boxes(out.boxes, 2.f * s, 2.f * s);
+  return out;
+}
+
+Sample random_perspective(const Sample& s, const AugmentParams& p, int out_w, int out_h, Rng& rng) {
+  const double kPi = 3.14159265358979323846;
+  // Centre, perspective, rotation+scale, shear, translation; M = T * S * R * P * C.
+  cv::Matx33d C = cv::Matx33d::eye(), P = cv::Matx33d::eye(), R = cv::Matx33d::eye(),
+              S = cv::Matx33d::eye(), T = cv::Matx33d::eye();
+  C(0, 2) = -s.image.cols / 2.0;
+  C(1, 2) = -s.image.rows / 2.0;
+  P(2, 0) = uniform(rng, -p.perspective, p.perspective);
+  P(2, 1) = uniform(rng, -p.perspective, p.perspective);
+  const double angle = uniform(rng, -p.degrees, p.degrees);
+  const double scale = uniform(rng, 1 - p.scale, 1 + p.scale);
+  cv::Mat rot = cv::getRotationMatrix2D(cv::Point2f(0, 0), angle, scale);
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 3; ++c) R(r, c) = rot.at<double>(r, c);
+  }
+  S(0, 1) = std::tan(uniform(rng, -p.shear, p.shear) * kPi / 180);
+  S(1, 0) = std::tan(uniform(rng, -p.shear, p.shear) * kPi / 180);
+  T(0, 2) = uniform(rng, 0.5 - p.translate, 0.5 + p.translate) * out_w;
+  T(1, 2) = uniform(rng, 0.5 - p.translate, 0.5 + p.translate) * out_h;
+  const cv::Matx33d M = T * S * R * P * C;
+
+  Sample out;
+  const cv::Size size(out_w, out_h);
+  if (p.perspective != 0) {
+    cv::warpPerspective(s.image, out.image, cv::Mat(M), size, cv::INTER_LINEAR, cv::BORDER_CONSTANT,
+                        cv::Scalar::all(kFill));
+  } else {
+    cv::Matx23d A(M(0, 0), M(0, 1), M(0, 2), M(1, 0), M(1, 1), M(1, 2));
+    cv::warpAffine(s.image, out.image, cv::Mat(A), size, cv::INTER_LINEAR, cv::BORDER_CONSTANT,
+                   cv::Scalar::all(kFill));
+  }
+  for (const PixelBox& b : s.boxes) {
+    const double xs[4] = {b.x1, b.x2, b.x2, b.x1}, ys[4] = {b.y1, b.y1, b.y2, b.y2};
+    double x1 = 1e18, y1 = 1e18, x2 = -1e18, y2 = -1e18;
+    for (int k = 0; k < 4; ++k) {
+      const cv::Vec3d q = M * cv::Vec3d(xs[k], ys[k], 1.0);
+      const double w = p.perspective != 0 ? q[2] : 1.0;
+      x1 = std::min(x1, q[0] / w), x2 = std::max(x2, q[0] / w);
+      y1 = std::min(y1, q[1] / w), y2 = std::max(y2, q[1] / w);
+    }
+    PixelBox n{b.cls, static_cast<float>(std::clamp(x1, 0.0, double(out_w))),
+               static_cast<float>(std::clamp(y1, 0.0, double(out_h))),
+               static_cast<float>(std::clamp(x2, 0.0, double(out_w))),
+               static_cast<float>(std::clamp(y2, 0.0, double(out_h)))};
+    if (box_candidate(b.x2 - b.x1, b.y2 - b.y1, n.x2 - n.x1, n.y2 - n.y1,
+                      static_cast<float>(scale))) {
+      out.boxes.push_back(n);
+    }
+  }
+  return out;
+}
+
+void random_hsv(cv::Mat& bgr, const AugmentParams& p, Rng& rng) {
+  if (p.hsv_h == 0 && p.hsv_s == 0 && p.hsv_v == 0) return;
+  const double rh = uniform(rng, -1, 1) * p.hsv_h, rs = uniform(rng, -1, 1) * p.hsv_s,
+               rv = uniform(rng, -1, 1) * p.hsv_v;
+  cv::Mat lut_h(1, 256, CV_8U), lut_s(1, 256, CV_8U), lut_v(1, 256, CV_8U);
+  for (int x = 0; x < 256; ++x) {
+    // OpenCV's 8-bit hue is 0..179; Python's % keeps the result non-negative.
+    const int h = static_cast<int>(std::floor(x + rh * 180));
+    lut_h.at<uint8_t>(x) = static_cast<uint8_t>(((h % 180) + 180) % 180);
+    lut_s.at<uint8_t>(x) = static_cast<uint8_t>(std::clamp(x * (1 + rs), 0.0, 255.0));
+    lut_v.at<uint8_t>(x) = static_cast<uint8_t>(std::clamp(x * (1 + rv), 0.0, 255.0));
+  }
+  lut_s.at<uint8_t>(0) = 0;
+  cv::Mat hsv;
+  cv::cvtColor(bgr, hsv, cv::COLOR_BGR2HSV);
+  std::vector<cv::Mat> ch;
+  cv::split(hsv, ch);
+  cv::LUT(ch[0], lut_h, ch[0]);
+  cv::LUT(ch[1], lut_s, ch[1]);
+  cv::LUT(ch[2], lut_v, ch[2]);
+  cv::merge(ch, hsv);
+  cv::cvtColor(hsv, bgr, cv::COLOR_HSV2BGR);
+}
+
+void random_flips(Sample& s, const AugmentParams& p, Rng& rng) {
+  const float w = static_cast<float>(s.image.cols), h = static_cast<float>(s.image.rows);
+  if (uniform(rng, 0, 1) < p.flipud) {
+    cv::flip(s.image, s.image, 0);
+    for (auto& b : s.boxes) {
+      const float y1 = h - b.y2, y2 = h - b.y1;
+      b.y1 = y1;
+      b.y2 = y2;
+    }
+  }
+  if (uniform(rng, 0, 1) < p.fliplr) {
+    cv::flip(s.image, s.image, 1);
+    for (auto& b : s.boxes) {
+      const float x1 = w - b.x2, x2 = w - b.x1;
+      b.x1 = x1;
+      b.x2 = x2;
+    }
+  }
+}
+
+Sample letterbox_sample(const Sample& s, const LetterboxOptions& opts, LetterboxTransform* t_out) {
+  LetterboxTransform t;
+  Sample out;
+  out.image = letterbox(s.image, opts, &t);
+  for (PixelBox b : s.boxes) {
+    b.x1 = static_cast<float>(t.to_dst_x(b.x1));
+    b.x2 = static_cast<float>(t.to_dst_x(b.x2));
+    b.y1 = static_cast<float>(t.to_dst_y(b.y1));
+    b.y2 = static_cast<float>(t.to_dst_y(b.y2));
+    out.boxes.push_back(b);
+  }
+  if (t_out) *t_out = t;
+  return out;
+}
+
+}  // namespace yolo

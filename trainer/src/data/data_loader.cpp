@@ -1,0 +1,233 @@
+#include "yolo/trainer/data_loader.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <opencv2/imgcodecs.hpp>
+
+#include "yolo/runtime/input_tensor.h"
+
+namespace yolo {
+namespace {
+
+// SplitMix64: decorrelates (seed, epoch, position) into independent generator seeds.
+uint64_t mix(uint64_t a, uint64_t b) {
+  uint64_t z = a + 0x9e3779b97f4a7c15ull * (b + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+DataLoader::DataLoader(std::vector<ImageRecord> records, LoaderOptions options)
+    : records_(std::move(records)), opts_(options) {
+  if (opts_.batch < 1) throw std::invalid_argument("data loader: batch must be >= 1");
+  if (opts_.workers < 1) opts_.workers = 1;
+  if (opts_.fraction < 1.0) {
+    records_.resize(
+        static_cast<size_t>(std::round(records_.size() * std::max(0.0, opts_.fraction))));
+  }
+  if (records_.empty()) throw std::invalid_argument("data loader: no usable images");
+  order_.resize(records_.size());
+  std::iota(order_.begin(), order_.end(), size_t{0});
+  if (opts_.rect) {
+    // Sort by aspect ratio h/w; one shape per batch (Ultralytics' set_rectangle).
+    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
+      return double(records_[a].height) / records_[a].width <
+             double(records_[b].height) / records_[b].width;
+    });
+    for (size_t k = 0; k < batches_per_epoch(); ++k) {
+      const size_t first = k * opts_.batch, last = std::min(first + opts_.batch, order_.size()) - 1;
+      const double mini = double(records_[order_[first]].height) / records_[order_[first]].width;
+      const double maxi = double(records_[order_[last]].height) / records_[order_[last]].width;
+      double sh = 1, sw = 1;
+      if (maxi < 1) {
+        sh = maxi;
+      } else if (mini > 1) {
+        sw = 1 / mini;
+      }
+      auto side = [&](double f) {
+        return static_cast<int>(std::ceil(f * opts_.imgsz / opts_.stride + opts_.rect_pad) *
+                                opts_.stride);
+      };
+      rect_shapes_.emplace_back(side(sh), side(sw));
+    }
+  }
+}
+
+DataLoader::~DataLoader() {
+  stop_workers();
+}
+
+size_t DataLoader::batches_per_epoch() const {
+  return (records_.size() + opts_.batch - 1) / opts_.batch;
+}
+
+std::pair<int, int> DataLoader::batch_shape(size_t k) const {
+  if (opts_.rect && k < rect_shapes_.size()) return rect_shapes_[k];
+  return {opts_.imgsz, opts_.imgsz};
+}
+
+Sample DataLoader::load(size_t record) const {
+  if (opts_.cache_ram) {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto it = ram_cache_.find(record);
+    if (it != ram_cache_.end()) return {it->second.image.clone(), it->second.boxes};
+  }
+  const ImageRecord& r = records_[record];
+  Sample s;
+  s.image = cv::imread(r.image.string(), cv::IMREAD_COLOR);
+  if (s.image.empty()) {
+    throw std::runtime_error(
+        fmt::format("cannot read '{}' (changed since the dataset was checked?)", r.image.string()));
+  }
+  const float w = static_cast<float>(s.image.cols), h = static_cast<float>(s.image.rows);
+  for (const LabelBox& b : r.boxes) {
+    s.boxes.push_back({b.cls, (b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w,
+                       (b.cy + b.h / 2) * h});
+  }
+  s = resize_long_side(std::move(s), opts_.imgsz);
+  if (opts_.cache_ram) {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    ram_cache_.emplace(record, Sample{s.image.clone(), s.boxes});
+  }
+  return s;
+}
+
+Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* transform) const {
+  const size_t record = order_.at(position);
+  Rng rng(mix(mix(opts_.seed, static_cast<uint64_t>(epoch)), position));
+  const int s = opts_.imgsz;
+  if (!opts_.augment) {
+    auto [h, w] = batch_shape(position / opts_.batch);
+    LetterboxOptions lb;
+    lb.height = h;
+    lb.width = w;
+    lb.scaleup = false;
+    Sample loaded = load(record);
+    LetterboxTransform t;
+    Sample out = letterbox_sample(loaded, lb, &t);
+    if (transform) {
+      // Original -> batch pixels: the long-side resize folded into the letterbox gain.
+      const ImageRecord& r = records_[record];
+      *transform = t;
+      transform->src_width = r.width;
+      transform->src_height = r.height;
+      transform->gain_x = t.gain_x * loaded.image.cols / r.width;
+      transform->gain_y = t.gain_y * loaded.image.rows / r.height;
+    }
+    return out;
+  }
+  Sample out;
+  if (mosaic_enabled_ && std::uniform_real_distribution<double>(0, 1)(rng) < opts_.hyp.mosaic) {
+    std::vector<Sample> tiles{load(record)};
+    std::uniform_int_distribution<size_t> pick(0, records_.size() - 1);
+    for (int i = 0; i < 3; ++i) tiles.push_back(load(pick(rng)));
+    out = random_perspective(mosaic4(tiles, s, rng), opts_.hyp, s, s, rng);
+  } else {
+    LetterboxOptions lb;
+    lb.height = lb.width = s;
+    lb.scaleup = false;
+    out = random_perspective(letterbox_sample(load(record), lb), opts_.hyp, s, s, rng);
+  }
+  random_hsv(out.image, opts_.hyp, rng);
+  random_flips(out, opts_.hyp, rng);
+  return out;
+}
+
+Batch DataLoader::make_batch(size_t k, int epoch) const {
+  Batch b;
+  b.index = static_cast<int64_t>(k);
+  const size_t first = k * opts_.batch, last = std::min(first + opts_.batch, order_.size());
+  std::vector<cv::Mat> images;
+  std::vector<float> targets;
+  for (size_t pos = first; pos < last; ++pos) {
+    const ImageRecord& r = records_[order_[pos]];
+    LetterboxTransform t;
+    Sample s = make_sample(pos, epoch, opts_.augment ? nullptr : &t);
+    if (!opts_.augment) b.transforms.push_back(t);
+    const float w = static_cast<float>(s.image.cols), h = static_cast<float>(s.image.rows);
+    for (const PixelBox& box : s.boxes) {
+      targets.insert(targets.end(), {static_cast<float>(pos - first), static_cast<float>(box.cls),
+                                     (box.x1 + box.x2) / 2 / w, (box.y1 + box.y2) / 2 / h,
+                                     (box.x2 - box.x1) / w, (box.y2 - box.y1) / h});
+    }
+    b.paths.push_back(r.image.string());
+    b.source_sizes.emplace_back(r.height, r.width);
+    images.push_back(std::move(s.image));
+  }
+  b.images = images_to_tensor(images, opts_.pin_memory);
+  b.targets =
+      torch::from_blob(targets.data(), {static_cast<int64_t>(targets.size() / 6), 6}, torch::kFloat)
+          .clone();
+  return b;
+}
+
+void DataLoader::worker_loop(int epoch) {
+  const size_t total = batches_per_epoch();
+  const size_t window = static_cast<size_t>(std::max(1, opts_.prefetch) * opts_.workers);
+  while (true) {
+    size_t k;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      space_cv_.wait(lock, [&] { return stopping_ || next_to_make_ < next_to_give_ + window; });
+      if (stopping_ || next_to_make_ >= total) return;
+      k = next_to_make_++;
+    }
+    try {
+      Batch b = make_batch(k, epoch);
+      std::lock_guard<std::mutex> lock(mutex_);
+      ready_.emplace(k, std::move(b));
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+    ready_cv_.notify_all();
+  }
+}
+
+void DataLoader::stop_workers() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  space_cv_.notify_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+void DataLoader::start_epoch(int epoch) {
+  stop_workers();
+  if (opts_.shuffle && !opts_.rect) {
+    std::iota(order_.begin(), order_.end(), size_t{0});
+    Rng rng(mix(opts_.seed, 0x5eed0000ull + static_cast<uint64_t>(epoch)));
+    std::shuffle(order_.begin(), order_.end(), rng);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ready_.clear();
+    next_to_make_ = next_to_give_ = 0;
+    stopping_ = false;
+    error_ = nullptr;
+  }
+  for (int i = 0; i < opts_.workers; ++i)
+    threads_.emplace_back([this, epoch] { worker_loop(epoch); });
+}
+
+std::optional<Batch> DataLoader::next() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (next_to_give_ >= batches_per_epoch()) return std::nullopt;
+  ready_cv_.wait(lock, [&] { return error_ || ready_.count(next_to_give_) > 0; });
+  if (error_) std::rethrow_exception(error_);
+  Batch b = std::move(ready_.at(next_to_give_));
+  ready_.erase(next_to_give_++);
+  lock.unlock();
+  space_cv_.notify_all();
+  return b;
+}
+
+}  // namespace yolo

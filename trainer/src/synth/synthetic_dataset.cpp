@@ -1,0 +1,188 @@
+// The dataset on disk: images and labels for both splits (in parallel), data.yaml, cleanup of
+// an earlier run's leftovers, and the optional video.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <regex>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include "yolo/core/atomic_file.h"
+#include "yolo/synth/synthetic_data.h"
+
+namespace yolo::synth {
+namespace fs = std::filesystem;
+namespace {
+
+const char* split_name(SynthSplit s) {
+  return s == SynthSplit::kTrain ? "train" : "val";
+}
+
+std::string stem_for(SynthSplit split, int index) {
+  return fmt::format("{}_{:06d}", split_name(split), index);
+}
+
+struct Job {
+  SynthSplit split;
+  int index;
+};
+
+struct JobResult {
+  std::vector<int> class_instances;
+  bool background = false;
+};
+
+JobResult write_one_image(const SynthOptions& o, const Job& job) {
+  const SynthImage img = render_synthetic_image(o, job.split, job.index);
+  std::vector<uchar> jpeg;
+  if (!cv::imencode(".jpg", img.image, jpeg, {cv::IMWRITE_JPEG_QUALITY, o.jpeg_quality})) {
+    throw std::runtime_error(
+        "synth: OpenCV could not encode a JPEG (is libopencv-imgcodecs complete?)");
+  }
+  const std::string stem = stem_for(job.split, job.index);
+  const char* split = split_name(job.split);
+  write_file_atomically(o.dir / "images" / split / (stem + ".jpg"),
+                        std::string_view(reinterpret_cast<const char*>(jpeg.data()), jpeg.size()));
+  write_file_atomically(o.dir / "labels" / split / (stem + ".txt"), format_yolo_labels(img));
+
+  JobResult r;
+  r.class_instances.assign(o.num_classes, 0);
+  for (const auto& obj : img.objects) ++r.class_instances[obj.class_id];
+  r.background = img.objects.empty();
+  return r;
+}
+
+// Runs every job on `threads` workers. Each image has its own random stream, so which worker
+// renders it does not matter. The first failure stops the others and is rethrown.
+std::vector<JobResult> run_jobs(const SynthOptions& o, const std::vector<Job>& jobs) {
+  std::vector<JobResult> results(jobs.size());
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t workers = std::min<size_t>(o.threads > 0 ? o.threads : cores, jobs.size());
+  std::atomic<size_t> next{0}, done{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  const size_t total = jobs.size();
+  const bool log_progress = total >= 40;  // short runs need no progress lines
+
+  auto work = [&] {
+    for (size_t i = next++; i < total && !failed; i = next++) {
+      try {
+        results[i] = write_one_image(o, jobs[i]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!first_error) first_error = std::current_exception();
+        failed = true;
+        return;
+      }
+      const size_t n = ++done;
+      if (log_progress && n < total && n * 4 / total != (n - 1) * 4 / total) {
+        spdlog::info("synth: {}/{} images ({}%)", n, total, n * 100 / total);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (first_error) std::rethrow_exception(first_error);
+  return results;
+}
+
+// Removes what an earlier run with more images left behind (same naming scheme, index beyond
+// this run's count), and Ultralytics' label caches, which would describe the old files.
+void remove_stale_files(const SynthOptions& o, SynthSplit split, int count) {
+  const char* split_str = split_name(split);
+  const std::regex ours(fmt::format(R"({}_(\d+)\.(jpg|txt))", split_str));
+  for (const char* kind : {"images", "labels"}) {
+    const fs::path folder = o.dir / kind / split_str;
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) continue;
+    for (const auto& entry : fs::directory_iterator(folder)) {
+      std::smatch m;
+      const std::string name = entry.path().filename().string();
+      if (std::regex_match(name, m, ours) && std::stoll(m[1].str()) >= count) {
+        fs::remove(entry.path(), ec);
+      }
+    }
+  }
+  std::error_code ec;
+  if (fs::remove(o.dir / "labels" / fmt::format("{}.cache", split_str), ec)) {
+    spdlog::info("synth: removed the stale label cache labels/{}.cache", split_str);
+  }
+}
+
+std::string data_yaml(const SynthOptions& o) {
+  std::string names;
+  for (int c = 0; c < o.num_classes; ++c)
+    names += fmt::format("  {}: {}\n", c, kShapeClassNames[c]);
+  return fmt::format(
+      "# Synthetic shapes dataset written by `yolo-trainer synth` (seed {}, imgsz {}).\n"
+      "# `path` is relative to this file's folder, so the dataset can be moved as one folder.\n"
+      "path: .\n"
+      "train: images/train  # {} images\n"
+      "val: images/val  # {} images\n"
+      "\n"
+      "nc: {}\n"
+      "names:\n"
+      "{}",
+      o.seed, o.imgsz, o.train_images, o.val_images, o.num_classes, names);
+}
+
+}  // namespace
+
+SynthReport generate_synthetic_dataset(const SynthOptions& options) {
+  validate_synth_options(options);
+  const auto start = std::chrono::steady_clock::now();
+  spdlog::info("synth: writing {} train and {} val images (imgsz {}, nc {}, seed {}) to {}",
+               options.train_images, options.val_images, options.imgsz, options.num_classes,
+               options.seed, options.dir.string());
+
+  std::vector<Job> jobs;
+  jobs.reserve(static_cast<size_t>(options.train_images) + options.val_images);
+  for (int i = 0; i < options.train_images; ++i) jobs.push_back({SynthSplit::kTrain, i});
+  for (int i = 0; i < options.val_images; ++i) jobs.push_back({SynthSplit::kVal, i});
+  // The folders exist even for an empty split, so data.yaml never names a missing folder.
+  for (const char* kind : {"images", "labels"}) {
+    for (const char* split : {"train", "val"}) fs::create_directories(options.dir / kind / split);
+  }
+  remove_stale_files(options, SynthSplit::kTrain, options.train_images);
+  remove_stale_files(options, SynthSplit::kVal, options.val_images);
+
+  const std::vector<JobResult> results = run_jobs(options, jobs);
+
+  SynthReport report;
+  report.train_images = options.train_images;
+  report.val_images = options.val_images;
+  report.class_instances.assign(options.num_classes, 0);
+  for (const auto& r : results) {
+    report.background_images += r.background ? 1 : 0;
+    for (int c = 0; c < options.num_classes; ++c) {
+      report.class_instances[c] += r.class_instances[c];
+      report.instances += r.class_instances[c];
+    }
+  }
+  report.yaml = options.dir / "data.yaml";
+  write_file_atomically(report.yaml, data_yaml(options));
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  spdlog::info(
+      "synth: {} images ({} background only), {} labelled objects in {:.1f} s; dataset: {}",
+      jobs.size(), report.background_images, report.instances, seconds, report.yaml.string());
+
+  if (options.video) {
+    report.video = options.dir / "video" / "synthetic.mp4";
+    report.video_labels = options.dir / "video" / "synthetic.jsonl";
+    generate_synthetic_video(options, report.video, report.video_labels);
+  }
+  return report;
+}
+
+}  // namespace yolo::synth

@@ -1,0 +1,166 @@
+// The synthetic video: shapes gliding and spinning over a static background, with the
+// ground truth of every frame.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
+
+#include "backgrounds.h"
+#include "scene.h"
+#include "shapes.h"
+#include "synth_random.h"
+#include "video_encoder.h"
+#include "yolo/core/atomic_file.h"
+#include "yolo/synth/synthetic_data.h"
+
+namespace yolo::synth {
+namespace {
+
+// Random stream id of the video, after the train (0) and val (1) image streams.
+constexpr uint64_t kVideoStream = 2;
+// Shape diameters as a fraction of the frame height, and speeds in frame heights per second:
+// big enough to detect at a glance, slow enough to track.
+constexpr double kMinDiameter = 0.12, kMaxDiameter = 0.30;
+constexpr double kMinSpeed = 0.15, kMaxSpeed = 0.45;
+constexpr double kMaxSpinDegPerSecond = 90;
+constexpr double kPi = 3.14159265358979323846;
+
+struct MovingShape {
+  ShapeSpec spec;        // current position and angle
+  cv::Point2d velocity;  // pixels per frame
+  double spin = 0;       // degrees per frame
+  cv::Mat texture;       // CV_8UC3 square patch larger than the shape at any angle
+};
+
+cv::Size video_frame_size(int imgsz) {
+  const int width = imgsz / 2 * 2;
+  const int height = static_cast<int>(std::lround(imgsz * 9.0 / 16.0 / 2.0)) * 2;
+  return {width, height};
+}
+
+// Advances one frame; a shape whose circumscribed circle reaches an edge bounces back, so
+// shapes stay whole inside the frame.
+void step(MovingShape& m, cv::Size frame) {
+  const double r = m.spec.diameter / 2;
+  cv::Point2d& p = m.spec.centre;
+  p += m.velocity;
+  if (p.x < r) p.x = 2 * r - p.x, m.velocity.x = std::abs(m.velocity.x);
+  if (p.x > frame.width - r)
+    p.x = 2 * (frame.width - r) - p.x, m.velocity.x = -std::abs(m.velocity.x);
+  if (p.y < r) p.y = 2 * r - p.y, m.velocity.y = std::abs(m.velocity.y);
+  if (p.y > frame.height - r)
+    p.y = 2 * (frame.height - r) - p.y, m.velocity.y = -std::abs(m.velocity.y);
+  m.spec.angle_deg = std::fmod(m.spec.angle_deg + m.spin + 360.0, 360.0);
+}
+
+std::vector<MovingShape> make_moving_shapes(const SynthOptions& o, cv::Size frame,
+                                            const cv::Mat& background, double noise_sigma,
+                                            Random& rng) {
+  std::vector<MovingShape> shapes;
+  std::vector<cv::Scalar> colours;
+  // Consecutive classes from a random start, so every class appears when there are enough shapes.
+  const int first_class = rng.uniform_int(0, o.num_classes - 1);
+  for (int i = 0; i < o.video_objects; ++i) {
+    MovingShape m;
+    const double diameter = rng.uniform(kMinDiameter, kMaxDiameter) * frame.height;
+    const double r = diameter / 2;
+    const cv::Point2d centre(rng.uniform(r, frame.width - r), rng.uniform(r, frame.height - r));
+    m.spec = sample_shape_spec((first_class + i) % o.num_classes, centre, diameter, rng);
+    const double speed = rng.uniform(kMinSpeed, kMaxSpeed) * frame.height / o.video_fps;
+    const double heading = rng.uniform(0.0, 2 * kPi);
+    m.velocity = {speed * std::cos(heading), speed * std::sin(heading)};
+    m.spin = rng.uniform(-kMaxSpinDegPerSecond, kMaxSpinDegPerSecond) / o.video_fps;
+    const cv::Scalar colour = pick_contrasting_colour(cv::mean(background), colours, rng);
+    colours.push_back(colour);
+    const int patch = static_cast<int>(std::ceil(diameter)) + 8;
+    m.texture = make_shape_fill({patch, patch}, colour, noise_sigma, rng);
+    shapes.push_back(std::move(m));
+  }
+  return shapes;
+}
+
+// The shape's texture for this frame: the centre of its patch, so it moves with the shape.
+cv::Mat texture_for(const MovingShape& m, cv::Size raster_size) {
+  const cv::Rect crop((m.texture.cols - raster_size.width) / 2,
+                      (m.texture.rows - raster_size.height) / 2, raster_size.width,
+                      raster_size.height);
+  return m.texture(crop & cv::Rect(0, 0, m.texture.cols, m.texture.rows));
+}
+
+double round_to(double v, double step) {
+  return std::round(v / step) * step;
+}
+
+}  // namespace
+
+std::string synthetic_video_unavailable_reason() {
+  return h264_encoder_unavailable_reason();
+}
+
+void generate_synthetic_video(const SynthOptions& options, const std::filesystem::path& video,
+                              const std::filesystem::path& jsonl) {
+  validate_synth_options(options);
+  Random rng(stream_seed(options.seed, kVideoStream, 0));
+  const cv::Size frame_size = video_frame_size(options.imgsz);
+  const Background bg = make_background(frame_size, rng);
+  std::vector<MovingShape> moving =
+      make_moving_shapes(options, frame_size, bg.image, bg.noise_sigma, rng);
+
+  spdlog::info("synth: writing {} frames of {}x{} at {} fps to {}", options.video_frames,
+               frame_size.width, frame_size.height, options.video_fps, video.string());
+  std::string ground_truth;
+  write_atomically(video, [&](const std::filesystem::path& tmp) {
+    H264Mp4Writer writer(tmp, frame_size, options.video_fps);
+    cv::Mat frame;
+    const std::vector<bool> all_active(moving.size(), true);
+    for (int f = 0; f < options.video_frames; ++f) {
+      std::vector<SceneShape> scene(moving.size());
+      for (size_t i = 0; i < moving.size(); ++i) {
+        scene[i].spec = moving[i].spec;
+        scene[i].raster = rasterize_shape(moving[i].spec);
+        scene[i].fill = texture_for(moving[i], scene[i].raster.mask.size());
+      }
+      const std::vector<VisiblePart> parts = resolve_visibility(frame_size, scene, all_active);
+      bg.image.copyTo(frame);
+      composite(frame, scene, parts);
+      writer.write(frame);
+
+      // ordered_json keeps the documented field order, which makes the file easy to read.
+      nlohmann::ordered_json objects = nlohmann::ordered_json::array();
+      for (const auto& p : parts) {
+        if (p.visible_area == 0) continue;  // fully hidden: nothing on screen to detect
+        const int class_id = scene[p.shape].spec.class_id;
+        objects.push_back({{"track_id", p.shape},
+                           {"class_id", class_id},
+                           {"class_name", kShapeClassNames[class_id]},
+                           {"x1", p.box.x},
+                           {"y1", p.box.y},
+                           {"x2", p.box.x + p.box.width},
+                           {"y2", p.box.y + p.box.height},
+                           {"visibility", round_to(p.visibility, 1e-4)}});
+      }
+      const nlohmann::ordered_json line = {
+          {"frame", f},
+          {"pts_ms", round_to(f * 1000.0 / options.video_fps, 1e-3)},
+          {"width", frame_size.width},
+          {"height", frame_size.height},
+          {"objects", std::move(objects)}};
+      ground_truth += line.dump();
+      ground_truth += '\n';
+
+      for (auto& m : moving) step(m, frame_size);
+      const int n = f + 1, total = options.video_frames;
+      if (total >= 100 && n < total && n * 4 / total != (n - 1) * 4 / total) {
+        spdlog::info("synth: video {}/{} frames ({}%)", n, total, n * 100 / total);
+      }
+    }
+    writer.close();
+  });
+  write_file_atomically(jsonl, ground_truth);
+  spdlog::info("synth: video done: {} and {}", video.string(), jsonl.string());
+}
+
+}  // namespace yolo::synth
