@@ -1,0 +1,127 @@
+// Loader throughput against the training step it has to feed.
+//
+//   build/bin/bench_loader [--images N] [--imgsz 640] [--batch 8] [--out DIR]
+//
+// Generates a synthetic dataset (nothing is downloaded), then measures, in one run:
+//   - the loader with mosaic at imgsz for workers 1 and 2 (images/s),
+//   - one training step of yolo26n (forward + backward + SGD step) at the same size and batch,
+// and prints a table with each loader's ratio to the step's images/s: a ratio >= 1 means the
+// data never starves training on this machine. Also writes labels.jpg and train_batch0.jpg.
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "yolo/core/log.h"
+#include "yolo/core/system_info.h"
+#include "yolo/models/detection_model.h"
+#include "yolo/synth/synthetic_data.h"
+#include "yolo/trainer/data_loader.h"
+#include "yolo/trainer/plots.h"
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Args {
+  int images = 96, imgsz = 640, batch = 8, step_batches = 2;
+  fs::path out = "runs/bench/loader";
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--images")
+      a.images = std::stoi(v);
+    else if (k == "--imgsz")
+      a.imgsz = std::stoi(v);
+    else if (k == "--batch")
+      a.batch = std::stoi(v);
+    else if (k == "--out")
+      a.out = v;
+    else
+      throw std::invalid_argument("unknown option " + k + " (--images --imgsz --batch --out)");
+  }
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  yolo::log::init();
+  Args args = parse(argc, argv);
+  yolo::apply_thread_setting(0);
+  fs::create_directories(args.out);
+
+  yolo::synth::SynthOptions so;
+  so.dir = args.out / "data";
+  so.train_images = args.images;
+  so.val_images = 8;
+  so.imgsz = args.imgsz;
+  auto report = yolo::synth::generate_synthetic_dataset(so);
+  auto cfg = yolo::load_dataset_config(report.yaml);
+  auto scan = yolo::scan_dataset(yolo::list_images(cfg.splits.at("train")), cfg.nc, 2);
+  yolo::save_plot(args.out / "labels.jpg", yolo::plot_label_statistics(scan.images, cfg.names));
+
+  struct Row {
+    std::string what;
+    double images_per_s;
+  };
+  std::vector<Row> rows;
+  for (int workers : {1, 2}) {
+    yolo::LoaderOptions o;
+    o.imgsz = args.imgsz;
+    o.batch = args.batch;
+    o.workers = workers;
+    yolo::DataLoader loader(scan.images, o);
+    loader.start_epoch(0);
+    int n = 0;
+    auto t0 = Clock::now();
+    while (auto b = loader.next()) {
+      if (n == 0 && workers == 1)
+        yolo::save_plot(args.out / "train_batch0.jpg", yolo::plot_batch(*b, cfg.names));
+      n += static_cast<int>(b->images.size(0));
+    }
+    rows.push_back({fmt::format("loader, mosaic, workers={}", workers), n / seconds_since(t0)});
+  }
+
+  // The step the loader feeds: yolo26n forward + backward + SGD at the same size and batch.
+  auto model = yolo::build_model("yolo26n.yaml", cfg.nc);
+  model->train();
+  torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+  torch::Tensor x = torch::rand({args.batch, 3, args.imgsz, args.imgsz});
+  auto step = [&] {
+    sgd.zero_grad();
+    auto out = model->forward_train(x);
+    // A stand-in loss with the real one's graph size (the trainer's loss is another issue).
+    torch::Tensor loss = out.one2many.boxes.abs().mean() + out.one2many.scores.sigmoid().mean();
+    if (out.one2one) loss = loss + out.one2one->scores.sigmoid().mean();
+    loss.backward();
+    sgd.step();
+  };
+  step();  // warm-up
+  auto t0 = Clock::now();
+  for (int i = 0; i < args.step_batches; ++i) step();
+  const double step_ips = args.step_batches * args.batch / seconds_since(t0);
+  rows.push_back({"training step yolo26n (baseline)", step_ips});
+
+  fmt::print("\nLoader vs training step, imgsz {}, batch {}, {} images, {} threads\n\n", args.imgsz,
+             args.batch, scan.images.size(), yolo::torch_threads());
+  fmt::print("| {:<34} | {:>10} | {:>16} |\n", "what", "images/s", "ratio to step");
+  fmt::print("|{:-<36}|{:->12}|{:->18}|\n", "", "", "");
+  for (const auto& r : rows) {
+    fmt::print("| {:<34} | {:>10.1f} | {:>15.2f}x |\n", r.what, r.images_per_s,
+               r.images_per_s / step_ips);
+  }
+  fmt::print("\nPlots: {} and {}\n", (args.out / "labels.jpg").string(),
+             (args.out / "train_batch0.jpg").string());
+  return 0;
+}
