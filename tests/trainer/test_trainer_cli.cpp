@@ -153,3 +153,18 @@ TEST(TrainerCli, BadModelFilesFailCleanly) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
 }
+
+TEST(TrainerCli, SynthWritesAUsableDataset) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "yolo_cli_synth";
+  fs::remove_all(dir);
+  Result r = run_trainer("synth dir=" + dir.string() + " images=8 imgsz=96 nc=2 seed=3");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "data.yaml")) << r.output;
+  EXPECT_NE(r.output.find("8 train + 2 val images"), std::string::npos) << r.output;
+  size_t n = 0;
+  for ([[maybe_unused]] auto& e : fs::directory_iterator(dir / "labels" / "train")) ++n;
+  EXPECT_EQ(n, 8u);
+  r = run_trainer("synth dir=" + dir.string() + " nc=12");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
