@@ -79,7 +79,9 @@ std::string describe_types(const KeySpec& spec) {
   return out;
 }
 
-std::string render(const YAML::Node& node) {
+}  // namespace
+
+std::string render_value(const YAML::Node& node) {
   if (!node || node.IsNull()) return "null";
   if (node.IsScalar()) return node.Scalar();
   YAML::Emitter e;
@@ -87,8 +89,6 @@ std::string render(const YAML::Node& node) {
   e << node;
   return e.c_str();
 }
-
-}  // namespace
 
 std::string_view to_string(ValueType type) {
   switch (type) {
@@ -215,8 +215,8 @@ YAML::Node Config::coerce(const KeySpec& spec, const YAML::Node& value, std::str
     return std::find(spec.types.begin(), spec.types.end(), t) != spec.types.end();
   };
   auto fail = [&](std::string_view why) {
-    error = fmt::format("'{}={}' is invalid: {}. '{}' takes {}: {}", spec.name, render(value), why,
-                        spec.name, describe_types(spec), spec.help);
+    error = fmt::format("'{}={}' is invalid: {}. '{}' takes {}: {}", spec.name, render_value(value),
+                        why, spec.name, describe_types(spec), spec.help);
     return YAML::Node();
   };
   if (value && value.IsMap()) return fail("a mapping is not a value");
@@ -316,7 +316,7 @@ bool Config::is_null(std::string_view key) const {
 bool Config::get_bool(std::string_view key) const {
   const YAML::Node& n = node(key);
   if (type_of(key) != ValueType::kBool) {
-    throw ConfigError(fmt::format("'{}' is {}, not a bool", key, render(n)));
+    throw ConfigError(fmt::format("'{}' is {}, not a bool", key, render_value(n)));
   }
   return lower(n.Scalar()) == "true";
 }
@@ -324,7 +324,7 @@ bool Config::get_bool(std::string_view key) const {
 long long Config::get_int(std::string_view key) const {
   const YAML::Node& n = node(key);
   if (type_of(key) != ValueType::kInt) {
-    throw ConfigError(fmt::format("'{}' is {}, not an int", key, render(n)));
+    throw ConfigError(fmt::format("'{}' is {}, not an int", key, render_value(n)));
   }
   return n.as<long long>();
 }
@@ -333,7 +333,7 @@ double Config::get_float(std::string_view key) const {
   const YAML::Node& n = node(key);
   ValueType t = type_of(key);
   if (t != ValueType::kFloat && t != ValueType::kInt) {
-    throw ConfigError(fmt::format("'{}' is {}, not a number", key, render(n)));
+    throw ConfigError(fmt::format("'{}' is {}, not a number", key, render_value(n)));
   }
   return to_double(n);
 }
@@ -341,7 +341,7 @@ double Config::get_float(std::string_view key) const {
 std::string Config::get_string(std::string_view key) const {
   const YAML::Node& n = node(key);
   if (!n || n.IsNull()) return {};
-  return render(n);
+  return render_value(n);
 }
 
 std::vector<long long> Config::get_int_list(std::string_view key) const {
@@ -354,7 +354,8 @@ std::vector<long long> Config::get_int_list(std::string_view key) const {
       out.push_back(n.as<long long>());
     }
   } catch (const YAML::Exception&) {
-    throw ConfigError(fmt::format("'{}={}' must be an int or a list of ints", key, render(n)));
+    throw ConfigError(
+        fmt::format("'{}={}' must be an int or a list of ints", key, render_value(n)));
   }
   return out;
 }
@@ -363,8 +364,8 @@ std::vector<std::string> Config::overrides() const {
   std::vector<std::string> out;
   for (const auto& k : schema_->keys()) {
     const YAML::Node& v = values_.find(k.name)->second;
-    if (render(v) != render(k.default_value))
-      out.push_back(fmt::format("{}={}", k.name, render(v)));
+    if (render_value(v) != render_value(k.default_value))
+      out.push_back(fmt::format("{}={}", k.name, render_value(v)));
   }
   return out;
 }

@@ -49,20 +49,13 @@ const std::map<std::string, ModeDoc>& mode_docs() {
   return docs;
 }
 
-std::string render_default(const YAML::Node& n) {
-  if (!n || n.IsNull()) return "";
-  if (n.IsScalar()) return n.Scalar();
-  YAML::Emitter e;
-  e.SetSeqFormat(YAML::Flow);
-  e << n;
-  return e.c_str();
-}
-
 void append_section(std::string& out, const ConfigSchema& schema, const std::string& section) {
   out += fmt::format("\n{}:\n", section);
   for (const auto& k : schema.keys()) {
     if (k.section != section) continue;
-    out += fmt::format("  {:<16}{:<14}{}\n", k.name, render_default(k.default_value), k.help);
+    out += fmt::format("  {:<16}{:<14}{}\n", k.name,
+                       (k.default_value.IsNull() ? std::string() : render_value(k.default_value)),
+                       k.help);
   }
 }
 

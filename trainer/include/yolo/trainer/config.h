@@ -55,6 +55,10 @@ class ConfigSchema {
   std::map<std::string, size_t, std::less<>> index_;
 };
 
+// A value as a user would write it: scalars as written, lists in flow style ([480, 640]),
+// null as "null".
+std::string render_value(const YAML::Node& node);
+
 // A value parsed from command-line text the way Ultralytics does it: none/null -> null,
 // true/false (any case) -> bool, integers, floats, [a, b] lists, anything else a string.
 YAML::Node parse_cli_value(std::string_view text);
