@@ -17,7 +17,7 @@ packages=(
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools
   libgstrtspserver-1.0-dev
   # configuration, JSON, HTTP, logging, CLI
-  libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libfmt-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libzip-dev libspdlog-dev libfmt-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-torch
   # misc tools used by tests and the quickstart

@@ -163,6 +163,9 @@ void unpickle_state_into(const std::string& bytes, torch::nn::Module& module,
     if (it == dict.end()) {
       throw CheckpointError(fmt::format("'{}': weights lack '{}'", source, name));
     }
+    if (!it->value().isTensor()) {
+      throw CheckpointError(fmt::format("'{}': weights entry '{}' is not a tensor", source, name));
+    }
     torch::Tensor src = it->value().toTensor();
     if (src.sizes() != dst.sizes()) {
       throw CheckpointError(fmt::format("'{}': '{}' has shape [{}] but the model needs [{}]",
@@ -393,6 +396,19 @@ bool has_training_weights(const std::string& path) {
   return false;
 }
 
+ModelConfig model_config_from_json(const std::string& json_text, const std::string& source,
+                                   std::optional<int> nc) {
+  try {
+    json m = json::parse(json_text);
+    ModelConfig cfg = parse_model_config(m.at("yaml").get<std::string>(), m.value("source", source),
+                                         m.value("scale", ""), nc ? *nc : m.at("nc").get<int>());
+    cfg.name = m.value("name", cfg.name);
+    return cfg;
+  } catch (const json::exception& e) {
+    throw CheckpointError(fmt::format("'{}': {} is corrupt ({})", source, kModelFile, e.what()));
+  }
+}
+
 std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path) {
   check_torchscript_file(path);
   torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}, {kWeightsFile, ""}};
@@ -409,15 +425,7 @@ std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path) {
                     "not written by yolo-trainer)",
                     path));
   }
-  json m;
-  try {
-    m = json::parse(files[kModelFile]);
-  } catch (const json::exception& e) {
-    throw CheckpointError(fmt::format("'{}': {} is corrupt: {}", path, kModelFile, e.what()));
-  }
-  ModelConfig cfg = parse_model_config(m.at("yaml").get<std::string>(), m.value("source", path),
-                                       m.value("scale", ""), m.at("nc").get<int>());
-  cfg.name = m.value("name", cfg.name);
+  ModelConfig cfg = model_config_from_json(files[kModelFile], path);
   auto model = std::make_shared<DetectionModelImpl>(cfg);
   unpickle_state_into(files[kWeightsFile], *model, path);
   if (!files[kMetadataFile].empty()) {

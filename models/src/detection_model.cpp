@@ -251,7 +251,17 @@ DetectionModelImpl::DetectionModelImpl(const ModelConfig& config) : config_(conf
     torch::NoGradGuard no_grad;
     const bool was_training = is_training();
     eval();
-    auto feats = features(torch::zeros({1, config.channels, 256, 256}));
+    std::vector<torch::Tensor> feats;
+    try {
+      feats = features(torch::zeros({1, config.channels, 256, 256}));
+    } catch (const c10::Error& e) {
+      // Typically a Concat of maps with different sizes, or channels that do not fit.
+      const std::string what = e.what_without_backtrace();
+      throw ModelError(
+          fmt::format("{}: the layers do not fit together (a 256x256 test input "
+                      "fails): {}",
+                      config.source, what.substr(0, what.find('\n'))));
+    }
     for (const auto& f : feats) detect_->stride.push_back(256.0 / static_cast<double>(f.size(2)));
     train(was_training);
   }

@@ -78,8 +78,26 @@ std::vector<LayerSpec> parse_layers(const YAML::Node& list, const std::string& s
 
 }  // namespace
 
+namespace {
+ModelConfig parse_model_config_unchecked(const std::string& yaml_text, const std::string& name,
+                                         const std::string& scale, std::optional<int> nc);
+}  // namespace
+
 ModelConfig parse_model_config(const std::string& yaml_text, const std::string& name,
                                const std::string& scale, std::optional<int> nc) {
+  try {
+    return parse_model_config_unchecked(yaml_text, name, scale, nc);
+  } catch (const YAML::Exception& e) {
+    throw ModelError(
+        fmt::format("{}: {} (line {}); check the types of nc, scales, "
+                    "depth_multiple, width_multiple and end2end",
+                    name, e.msg, e.mark.line + 1));
+  }
+}
+
+namespace {
+ModelConfig parse_model_config_unchecked(const std::string& yaml_text, const std::string& name,
+                                         const std::string& scale, std::optional<int> nc) {
   ModelConfig cfg;
   cfg.name = name;
   cfg.source = name;
@@ -134,6 +152,7 @@ ModelConfig parse_model_config(const std::string& yaml_text, const std::string& 
   if (cfg.layers.empty()) throw ModelError(fmt::format("{}: no backbone/head layers", name));
   return cfg;
 }
+}  // namespace
 
 ModelConfig load_model_config(const std::string& name_or_path, std::optional<int> nc) {
   const fs::path path(name_or_path);

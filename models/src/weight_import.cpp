@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "yolo/models/checkpoint.h"
+#include "yolo/models/nn/block.h"
 #include "yolo/models/nn/conv.h"
 
 namespace yolo {
@@ -29,6 +30,37 @@ std::string guess_architecture_yaml(const std::string& path, const std::string& 
       path));
 }
 
+namespace {
+
+// SPPF's first conv has SiLU in the released v8/11 weights but is linear in models trained from
+// Ultralytics >= 8.4 YAMLs; the traced module tells which (its `act` child is SiLU or Identity).
+void match_sppf_activation(const torch::jit::Module& file, DetectionModelImpl& model) {
+  auto layers = model.named_children()["model"]->children();
+  for (size_t i = 0; i < layers.size(); ++i) {
+    auto* sppf = dynamic_cast<nn::SPPFImpl*>(layers[i].get());
+    if (!sppf) continue;
+    try {
+      torch::jit::Module m =
+          file.attr("model").toModule().attr(std::to_string(i)).toModule().attr("cv1").toModule();
+      for (const auto& child : m.named_children()) {
+        if (child.name != "act") continue;
+        const std::string type =
+            child.value.type()->name() ? child.value.type()->name()->name() : "";
+        const bool silu = type.find("SiLU") != std::string::npos;
+        if (silu != sppf->cv1->act) {
+          spdlog::info("model.{}.cv1 (SPPF) is {} in '{}'; using that", i, silu ? "SiLU" : "linear",
+                       file.type()->name() ? file.type()->name()->name() : "the file");
+          sppf->cv1->act = silu;
+        }
+      }
+    } catch (const c10::Error&) {
+      // No per-layer modules in this file (e.g. ours): keep the YAML's choice.
+    }
+  }
+}
+
+}  // namespace
+
 std::shared_ptr<DetectionModelImpl> import_fused_torchscript(const std::string& path,
                                                              std::optional<int> nc,
                                                              ImportReport* report_out) {
@@ -37,16 +69,14 @@ std::shared_ptr<DetectionModelImpl> import_fused_torchscript(const std::string& 
   std::shared_ptr<DetectionModelImpl> model;
   auto it = file.extra_files.find(kModelFile);
   if (it != file.extra_files.end()) {
-    auto m = nlohmann::json::parse(it->second);
-    ModelConfig cfg = parse_model_config(m.at("yaml").get<std::string>(), m.value("source", path),
-                                         m.value("scale", ""), nc ? *nc : m.at("nc").get<int>());
-    cfg.name = m.value("name", cfg.name);
+    ModelConfig cfg = model_config_from_json(it->second, path, nc);
     model = std::make_shared<DetectionModelImpl>(cfg);
   } else {
     model =
         build_model(guess_architecture_yaml(path, file.metadata.description), nc ? *nc : file_nc);
   }
   if (!nc || *nc == file_nc) model->names = file.metadata.names;
+  if (it == file.extra_files.end()) match_sppf_activation(file.module, *model);
 
   std::map<std::string, torch::Tensor> source;
   for (const auto& p : file.module.named_parameters(/*recurse=*/true)) source[p.name] = p.value;

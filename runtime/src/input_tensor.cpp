@@ -1,5 +1,6 @@
 #include "yolo/runtime/input_tensor.h"
 
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include <stdexcept>
@@ -9,8 +10,7 @@ namespace yolo {
 torch::Tensor images_to_tensor(const std::vector<cv::Mat>& images, bool pin) {
   if (images.empty()) throw std::invalid_argument("images_to_tensor: no images");
   const int h = images[0].rows, w = images[0].cols;
-  auto opts = torch::TensorOptions().dtype(torch::kUInt8).pinned_memory(pin);
-  torch::Tensor hwc = torch::empty({static_cast<int64_t>(images.size()), h, w, 3}, opts);
+  torch::Tensor hwc = torch::empty({static_cast<int64_t>(images.size()), h, w, 3}, torch::kUInt8);
   for (size_t i = 0; i < images.size(); ++i) {
     const cv::Mat& m = images[i];
     if (m.rows != h || m.cols != w || m.type() != CV_8UC3) {
@@ -21,7 +21,10 @@ torch::Tensor images_to_tensor(const std::vector<cv::Mat>& images, bool pin) {
     m.copyTo(dst);  // handles non-contiguous (ROI) sources
   }
   // BGR -> RGB by reversing the channel axis, then NHWC -> NCHW and scale to [0, 1].
-  return hwc.flip({3}).permute({0, 3, 1, 2}).to(torch::kFloat).div_(255.0).contiguous();
+  torch::Tensor x = hwc.flip({3}).permute({0, 3, 1, 2}).to(torch::kFloat).div_(255.0).contiguous();
+  // Page-locked memory exists only with a GPU runtime (CUDA or ROCm); a CPU build has no
+  // allocator for it, and then there is nothing to speed up.
+  return pin && torch::cuda::is_available() ? x.pin_memory() : x;
 }
 
 }  // namespace yolo

@@ -120,7 +120,10 @@ TEST(Augment, BoxCandidateRule) {
   EXPECT_FALSE(yolo::box_candidate(10, 10, 2, 9, 1));        // too thin
   EXPECT_FALSE(yolo::box_candidate(100, 100, 20, 20, 1));    // area ratio 0.04
   EXPECT_TRUE(yolo::box_candidate(100, 100, 20, 20, 0.3f));  // scaled down on purpose
-  EXPECT_FALSE(yolo::box_candidate(1000, 3, 500, 3, 1));     // aspect >= 100 after
+  // The scale applies to both sides: 400 / (10000 * 0.5^2) = 0.16 > 0.1.
+  EXPECT_TRUE(yolo::box_candidate(100, 100, 20, 20, 0.5f));
+  EXPECT_FALSE(yolo::box_candidate(100, 100, 20, 20, 1.5f));  // 400 / 22500
+  EXPECT_FALSE(yolo::box_candidate(1000, 3, 500, 3, 1));      // aspect >= 100 after
 }
 
 TEST(Augment, LetterboxSampleAndLongSide) {

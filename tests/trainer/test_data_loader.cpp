@@ -138,6 +138,11 @@ TEST(DataLoader, FractionCacheAndErrors) {
   auto again = epoch_batches(loader, 0);  // served from the RAM cache
   EXPECT_TRUE(torch::equal(first[0].images, again[0].images));
   EXPECT_THROW(yolo::DataLoader({}, o), std::invalid_argument);
+  yolo::DataLoader not_started(records, o);
+  EXPECT_THROW(not_started.next(), std::logic_error);
+  yolo::LoaderOptions rect_train = o;
+  rect_train.rect = true;
+  EXPECT_THROW(yolo::DataLoader(records, rect_train), std::invalid_argument);
   // A file removed after the check is an error from next(), not a crash.
   fs::remove(records[3].image);
   o.cache_ram = false;

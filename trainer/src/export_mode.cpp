@@ -31,6 +31,16 @@ void check_format(const std::string& format) {
       format, format == "onnx" ? "; ONNX export is not available in this C++-only product" : ""));
 }
 
+// Rows of an end-to-end output: max_det, at most the number of anchors at the traced size.
+int64_t exported_rows(const ModelMetadata& meta, const DetectionModelImpl& model, int64_t max_det) {
+  int64_t anchors = 0;
+  for (double s : model.detect().stride) {
+    anchors +=
+        (meta.imgsz[0] / static_cast<int64_t>(s)) * (meta.imgsz[1] / static_cast<int64_t>(s));
+  }
+  return std::min(max_det, anchors);
+}
+
 }  // namespace
 
 int run_export_mode(const Config& cfg, const SelectedDevice& device) {
@@ -72,8 +82,9 @@ int run_export_mode(const Config& cfg, const SelectedDevice& device) {
       "{}, {}], output {}",
       secs, out.string(), fs::file_size(out) / 1e6, meta.batch, meta.channels, meta.imgsz[0],
       meta.imgsz[1],
-      meta.end2end ? fmt::format("[{}, {}, 6]", meta.batch, model->detect().max_det)
-                   : fmt::format("[{}, {}, anchors]", meta.batch, 4 + model->num_classes()));
+      meta.end2end
+          ? fmt::format("[{}, {}, 6]", meta.batch, exported_rows(meta, *model, opts.max_det))
+          : fmt::format("[{}, {}, anchors]", meta.batch, 4 + model->num_classes()));
   return 0;
 }
 

@@ -27,7 +27,9 @@ void clip_boxes(std::vector<PixelBox>& boxes, float w, float h) {
 bool box_candidate(float w1, float h1, float w2, float h2, float scale) {
   constexpr float kWh = 2, kAr = 100, kArea = 0.1f, kEps = 1e-16f;
   const float ar = std::max(w2 / (h2 + kEps), h2 / (w2 + kEps));
-  return w2 > kWh && h2 > kWh && w2 * h2 / (w1 * h1 * scale + kEps) > kArea && ar < kAr;
+  // The original box is first scaled by `scale` in both directions (Ultralytics scales the
+  // instances before comparing), so its area grows by scale^2.
+  return w2 > kWh && h2 > kWh && w2 * h2 / (w1 * h1 * scale * scale + kEps) > kArea && ar < kAr;
 }
 
 Sample resize_long_side(Sample s, int imgsz) {

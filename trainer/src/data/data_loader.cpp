@@ -32,6 +32,11 @@ DataLoader::DataLoader(std::vector<ImageRecord> records, LoaderOptions options)
         static_cast<size_t>(std::round(records_.size() * std::max(0.0, opts_.fraction))));
   }
   if (records_.empty()) throw std::invalid_argument("data loader: no usable images");
+  if (opts_.rect && opts_.augment) {
+    // Ultralytics' rect training (no mosaic, no shuffle, letterbox to the batch shape before
+    // the perspective) is not implemented; refuse rather than produce mismatched shapes.
+    throw std::invalid_argument("data loader: rect=True is supported for validation only");
+  }
   order_.resize(records_.size());
   std::iota(order_.begin(), order_.end(), size_t{0});
   if (opts_.rect) {
@@ -123,7 +128,7 @@ Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* t
     return out;
   }
   Sample out;
-  if (mosaic_enabled_ && std::uniform_real_distribution<double>(0, 1)(rng) < opts_.hyp.mosaic) {
+  if (mosaic_ && std::uniform_real_distribution<double>(0, 1)(rng) < opts_.hyp.mosaic) {
     std::vector<Sample> tiles{load(record)};
     std::uniform_int_distribution<size_t> pick(0, records_.size() - 1);
     for (int i = 0; i < 3; ++i) tiles.push_back(load(pick(rng)));
@@ -202,6 +207,8 @@ void DataLoader::stop_workers() {
 
 void DataLoader::start_epoch(int epoch) {
   stop_workers();
+  mosaic_ = mosaic_requested_;
+  started_ = true;
   if (opts_.shuffle && !opts_.rect) {
     std::iota(order_.begin(), order_.end(), size_t{0});
     Rng rng(mix(opts_.seed, 0x5eed0000ull + static_cast<uint64_t>(epoch)));
@@ -219,6 +226,7 @@ void DataLoader::start_epoch(int epoch) {
 }
 
 std::optional<Batch> DataLoader::next() {
+  if (!started_) throw std::logic_error("DataLoader::next: call start_epoch first");
   std::unique_lock<std::mutex> lock(mutex_);
   if (next_to_give_ >= batches_per_epoch()) return std::nullopt;
   ready_cv_.wait(lock, [&] { return error_ || ready_.count(next_to_give_) > 0; });

@@ -105,9 +105,9 @@ DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets
       cfg.root = yaml_dir;
     } else if (p.is_absolute()) {
       cfg.root = p;
-    } else if (fs::exists(yaml_dir / p) || !fs::exists(datasets_dir / p)) {
+    } else if (fs::exists(yaml_dir / p)) {
       cfg.root = (yaml_dir / p).lexically_normal();
-    } else {
+    } else {  // not beside the YAML: under datasets_dir, which is also where a download goes
       cfg.root = fs::absolute(datasets_dir / p).lexically_normal();
     }
     if (cfg.root.filename().empty()) cfg.root = cfg.root.parent_path();  // "dir/." -> "dir"

@@ -181,7 +181,14 @@ DatasetScan scan_dataset(const std::vector<fs::path>& images, int nc, int worker
   std::vector<Checked> results(images.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < images.size(); i = next++) results[i] = check_one(images[i], nc);
+    for (size_t i = next++; i < images.size(); i = next++) {
+      try {
+        results[i] = check_one(images[i], nc);
+      } catch (const std::exception& e) {  // e.g. OpenCV's image size limit, out of memory
+        results[i].record.image = images[i];
+        results[i].reason = fmt::format("cannot be checked: {}", e.what());
+      }
+    }
   };
   std::vector<std::thread> threads;
   for (int t = 1; t < std::max(1, workers); ++t) threads.emplace_back(work);

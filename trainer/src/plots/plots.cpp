@@ -153,6 +153,8 @@ cv::Mat plot_batch(const Batch& batch, const std::map<int, std::string>& names, 
   const int h = static_cast<int>(batch.images.size(2)), w = static_cast<int>(batch.images.size(3));
   // (B, 3, H, W) RGB [0, 1] -> (B, H, W, 3) BGR uint8
   torch::Tensor u8 = batch.images.slice(0, 0, n)
+                         .detach()
+                         .cpu()
                          .mul(255)
                          .round()
                          .clamp(0, 255)
@@ -161,7 +163,7 @@ cv::Mat plot_batch(const Batch& batch, const std::map<int, std::string>& names, 
                          .permute({0, 2, 3, 1})
                          .contiguous();
   cv::Mat grid(rows * h, cols * w, CV_8UC3, cv::Scalar::all(114));
-  auto targets = batch.targets.contiguous();
+  auto targets = batch.targets.detach().cpu().to(torch::kFloat).contiguous();
   const float* t = targets.data_ptr<float>();
   for (int i = 0; i < n; ++i) {
     cv::Mat tile(h, w, CV_8UC3, u8[i].data_ptr<uint8_t>());

@@ -114,6 +114,11 @@ std::shared_ptr<DetectionModelImpl> import_fused_torchscript(const std::string& 
 // ("Ultralytics YOLO11n model trained on ..."); throws CheckpointError when neither says.
 std::string guess_architecture_yaml(const std::string& path, const std::string& description);
 
+// The architecture stored in our yolo/model.json (YAML text, name, scale, nc); nc overrides the
+// stored class count when set. Throws CheckpointError naming `source` when the file is corrupt.
+ModelConfig model_config_from_json(const std::string& json_text, const std::string& source,
+                                   std::optional<int> nc = {});
+
 // Serialised weights (name -> tensor), as stored in yolo/weights.pkl.
 std::string pickle_state(const torch::nn::Module& module);
 void unpickle_state_into(const std::string& bytes, torch::nn::Module& module,

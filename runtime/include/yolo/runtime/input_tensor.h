@@ -9,7 +9,8 @@
 namespace yolo {
 
 // images: 8-bit BGR, all of the same size (H, W). Returns (B, 3, H, W) float32 in [0, 1], RGB,
-// on the CPU; the caller moves it to the device (pinned memory when `pin` is true).
+// on the CPU; the caller moves it to the device. With `pin`, the result is page-locked when a
+// GPU runtime is present (faster, asynchronous uploads); otherwise `pin` has no effect.
 torch::Tensor images_to_tensor(const std::vector<cv::Mat>& images, bool pin = false);
 
 }  // namespace yolo

@@ -51,7 +51,8 @@ void random_hsv(cv::Mat& bgr, const AugmentParams& p, Rng& rng);
 // Vertical (flipud) and horizontal (fliplr) flips with their probabilities.
 void random_flips(Sample& s, const AugmentParams& p, Rng& rng);
 
-// Ultralytics' box_candidates: before (w1, h1) scaled by `scale`, after (w2, h2).
+// Ultralytics' box_candidates: the original (w1, h1) scaled by `scale` on both sides, compared
+// with the transformed (w2, h2).
 bool box_candidate(float w1, float h1, float w2, float h2, float scale);
 
 // Letterbox a sample (validation: scaleup=false, to a rect-batch shape) with its boxes.

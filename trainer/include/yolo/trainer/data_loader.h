@@ -59,8 +59,8 @@ class DataLoader {
   // The next batch of the current epoch, in order; nullopt when the epoch is done.
   std::optional<Batch> next();
 
-  // Turns mosaic on or off from the next epoch (close_mosaic).
-  void set_mosaic(bool on) { mosaic_enabled_ = on; }
+  // Turns mosaic on or off from the next start_epoch (close_mosaic).
+  void set_mosaic(bool on) { mosaic_requested_ = on; }
   size_t size() const { return records_.size(); }
   size_t batches_per_epoch() const;
   // The batch shape (h, w) of validation batch k in rect mode; (imgsz, imgsz) otherwise.
@@ -80,7 +80,9 @@ class DataLoader {
   LoaderOptions opts_;
   std::vector<size_t> order_;  // record index per position in the current epoch
   std::vector<std::pair<int, int>> rect_shapes_;
-  std::atomic<bool> mosaic_enabled_{true};
+  std::atomic<bool> mosaic_requested_{true};
+  bool mosaic_ = true;  // fixed for the running epoch, so batches never depend on timing
+  bool started_ = false;
 
   mutable std::mutex cache_mutex_;
   mutable std::map<size_t, Sample> ram_cache_;
