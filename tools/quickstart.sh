@@ -16,7 +16,7 @@ build/bin/yolo-trainer checks
 echo "==> [4/6] synthetic dataset and video"
 build/bin/yolo-trainer synth dir="$run_dir/data" images=200 imgsz=320 nc=3 seed=0 video=True frames=90
 echo "==> [5/6] the model: yolo26n at imgsz 320"
-build/bin/yolo-trainer info model=yolo26n.yaml imgsz=320 | tail -n 2
+build/bin/yolo-trainer info model=yolo26n.yaml imgsz=320 | grep summary
 echo "==> [6/6] TorchScript export"
 (cd "$run_dir" && ../../build/bin/yolo-trainer export model=yolo26n.yaml imgsz=320)
 echo
