@@ -1,0 +1,127 @@
+#include "yolo/runtime/postprocess.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace yolo {
+
+torch::Tensor nms_indices(const torch::Tensor& boxes_in, const torch::Tensor& scores_in,
+                          float iou) {
+  const int64_t n = boxes_in.size(0);
+  if (n == 0) return torch::empty({0}, torch::kLong);
+  torch::Tensor boxes = boxes_in.to(torch::kCPU, torch::kFloat).contiguous();
+  torch::Tensor order =
+      std::get<1>(scores_in.to(torch::kCPU, torch::kFloat).sort(0, /*descending=*/true));
+  order = order.contiguous();
+  const float* b = boxes.data_ptr<float>();
+  const int64_t* idx = order.data_ptr<int64_t>();
+  std::vector<float> area(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    area[i] = std::max(0.f, b[4 * i + 2] - b[4 * i]) * std::max(0.f, b[4 * i + 3] - b[4 * i + 1]);
+  }
+  std::vector<char> suppressed(static_cast<size_t>(n), 0);
+  std::vector<int64_t> keep;
+  for (int64_t oi = 0; oi < n; ++oi) {
+    const int64_t i = idx[oi];
+    if (suppressed[i]) continue;
+    keep.push_back(i);
+    const float* bi = b + 4 * i;
+    for (int64_t oj = oi + 1; oj < n; ++oj) {
+      const int64_t j = idx[oj];
+      if (suppressed[j]) continue;
+      const float* bj = b + 4 * j;
+      const float w = std::min(bi[2], bj[2]) - std::max(bi[0], bj[0]);
+      const float h = std::min(bi[3], bj[3]) - std::max(bi[1], bj[1]);
+      if (w <= 0 || h <= 0) continue;
+      const float inter = w * h;
+      if (inter / (area[i] + area[j] - inter) > iou) suppressed[j] = 1;
+    }
+  }
+  return torch::tensor(keep, torch::kLong);
+}
+
+namespace {
+
+torch::Tensor class_filter(torch::Tensor det, const std::vector<int>& classes) {
+  if (classes.empty() || det.size(0) == 0) return det;
+  torch::Tensor wanted =
+      torch::tensor(std::vector<float>(classes.begin(), classes.end()), det.options());
+  return det.index({(det.select(1, 5).unsqueeze(1) == wanted).any(1)});
+}
+
+}  // namespace
+
+std::vector<torch::Tensor> non_max_suppression(const torch::Tensor& pred_in, const NmsOptions& o,
+                                               bool end2end) {
+  if (pred_in.dim() != 3) throw std::invalid_argument("non_max_suppression: expects a 3-D tensor");
+  torch::NoGradGuard no_grad;
+  // Candidates are selected on the prediction's device; the greedy loop runs on the CPU.
+  const torch::Tensor pred = pred_in.to(torch::kFloat);
+  std::vector<torch::Tensor> out;
+  const int64_t batch = pred.size(0);
+  if (end2end) {
+    if (pred.size(2) != 6) throw std::invalid_argument("end-to-end output must be (B, K, 6)");
+    for (int64_t i = 0; i < batch; ++i) {
+      torch::Tensor d = pred[i];
+      d = d.index({d.select(1, 4) > o.conf});
+      d = class_filter(d, o.classes).slice(0, 0, o.max_det);
+      out.push_back(d.cpu().contiguous());
+    }
+    return out;
+  }
+  const int64_t nc = pred.size(1) - 4;
+  if (nc < 1) throw std::invalid_argument("model output has no class scores");
+  for (int64_t i = 0; i < batch; ++i) {
+    torch::Tensor x = pred[i].transpose(0, 1);  // (A, 4+nc)
+    torch::Tensor scores = x.slice(1, 4);
+    x = x.index({std::get<0>(scores.max(1)) > o.conf});
+    if (x.size(0) == 0) {
+      out.push_back(torch::zeros({0, 6}));
+      continue;
+    }
+    torch::Tensor xy = x.slice(1, 0, 2), wh = x.slice(1, 2, 4);
+    torch::Tensor box = torch::cat({xy - wh / 2, xy + wh / 2}, 1);  // xywh -> xyxy
+    torch::Tensor cls_scores = x.slice(1, 4);
+    torch::Tensor det;
+    if (o.multi_label && nc > 1) {
+      torch::Tensor ij = (cls_scores > o.conf).nonzero();  // (M, 2): box, class
+      torch::Tensor bi = ij.select(1, 0), ci = ij.select(1, 1);
+      det = torch::cat({box.index({bi}), cls_scores.index({bi, ci}).unsqueeze(1),
+                        ci.unsqueeze(1).to(torch::kFloat)},
+                       1);
+    } else {
+      auto [conf, j] = cls_scores.max(1, true);
+      det = torch::cat({box, conf, j.to(torch::kFloat)}, 1);
+      det = det.index({conf.view(-1) > o.conf});
+    }
+    det = class_filter(det, o.classes);
+    if (det.size(0) == 0) {
+      out.push_back(torch::zeros({0, 6}));
+      continue;
+    }
+    if (det.size(0) > o.max_nms) {
+      det = det.index({std::get<1>(det.select(1, 4).topk(o.max_nms))});
+    }
+    // Class offset: boxes of different classes never overlap, so one NMS handles all classes.
+    torch::Tensor offset = det.slice(1, 5, 6) * (o.agnostic ? 0.f : o.max_wh);
+    torch::Tensor keep = nms_indices(det.slice(1, 0, 4) + offset, det.select(1, 4), o.iou);
+    keep = keep.slice(0, 0, o.max_det);
+    out.push_back(det.cpu().index({keep}).contiguous());
+  }
+  return out;
+}
+
+void detections_to_source(torch::Tensor& dets, const LetterboxTransform& t) {
+  if (dets.size(0) == 0) return;
+  torch::NoGradGuard no_grad;
+  auto x = dets.select(1, 0), y = dets.select(1, 1), x2 = dets.select(1, 2), y2 = dets.select(1, 3);
+  x.sub_(t.pad_left).div_(t.gain_x).clamp_(0, t.src_width);
+  x2.sub_(t.pad_left).div_(t.gain_x).clamp_(0, t.src_width);
+  y.sub_(t.pad_top).div_(t.gain_y).clamp_(0, t.src_height);
+  y2.sub_(t.pad_top).div_(t.gain_y).clamp_(0, t.src_height);
+}
+
+}  // namespace yolo
