@@ -1,0 +1,68 @@
+// The inference engine: one TorchScript detection model on one device.
+//
+// Loads a checkpoint (ours or an Ultralytics TorchScript export) straight onto the device
+// (anchors are baked into the trace, so the model is never moved after loading), in eval mode,
+// FP16 on GPUs when asked, frozen for inference, and warmed up. Input size, class names, stride
+// and the end-to-end flag come from the file's metadata. All methods are thread-safe; forward
+// passes are serialised, which is what one model instance on one device does anyway (the
+// dynamic batcher is the way to share an engine between many callers).
+#pragma once
+
+#include <torch/script.h>
+
+#include <memory>
+#include <mutex>
+#include <opencv2/core/mat.hpp>
+#include <string>
+#include <vector>
+
+#include "yolo/models/checkpoint.h"
+#include "yolo/runtime/letterbox.h"
+#include "yolo/runtime/postprocess.h"
+
+namespace yolo {
+
+struct EngineOptions {
+  std::string device = "cpu";  // torch device string: "cpu", "cuda:0" (ROCm GPUs too)
+  bool half = false;           // FP16 weights and inputs; GPU only
+  bool freeze = true;          // torch::jit::freeze: parameters become constants, faster
+  int warmup_runs = 2;         // forward passes at load time (graph optimisation, allocator)
+};
+
+// One source image's detections: rows x1, y1, x2, y2 (source pixels), confidence, class.
+struct ImageDetections {
+  torch::Tensor boxes;  // (n, 6) float32 on the CPU
+  LetterboxTransform transform;
+};
+
+class Engine {
+ public:
+  // Throws CheckpointError for unusable files and std::invalid_argument for bad options.
+  Engine(const std::string& model_path, const EngineOptions& options);
+
+  const ModelMetadata& metadata() const { return metadata_; }
+  const c10::Device& device() const { return device_; }
+  int64_t input_height() const { return metadata_.imgsz[0]; }
+  int64_t input_width() const { return metadata_.imgsz[1]; }
+  bool end2end() const { return metadata_.end2end; }
+  const std::string& path() const { return path_; }
+
+  // Raw model output for (B, channels, H, W) float input in [0, 1] (any device; moved here):
+  // (B, 4+nc, A) or, end-to-end, (B, K, 6), on the engine's device. Throws
+  // std::invalid_argument when the shape does not fit the model.
+  torch::Tensor forward(const torch::Tensor& input);
+
+  // Letterbox + forward + postprocess for 8-bit BGR images of any sizes; boxes in source pixels.
+  std::vector<ImageDetections> detect(const std::vector<cv::Mat>& bgr_images,
+                                      const NmsOptions& nms);
+
+ private:
+  std::string path_;
+  EngineOptions options_;
+  c10::Device device_;
+  ModelMetadata metadata_;
+  torch::jit::Module module_;
+  std::mutex mutex_;
+};
+
+}  // namespace yolo

@@ -1,0 +1,86 @@
+#include "yolo/runtime/engine.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include <stdexcept>
+
+#include "yolo/runtime/input_tensor.h"
+
+namespace yolo {
+
+Engine::Engine(const std::string& model_path, const EngineOptions& options)
+    : path_(model_path), options_(options), device_(options.device) {
+  if (options_.half && !device_.is_cuda()) {
+    throw std::invalid_argument(
+        fmt::format("half=True needs a GPU (device=0 or cuda:0); {} runs FP32", device_.str()));
+  }
+  LoadedModel loaded = load_torchscript(model_path, device_);
+  metadata_ = loaded.metadata;
+  module_ = loaded.module;
+  if (options_.half) module_.to(torch::kHalf);
+  module_.eval();
+  if (options_.freeze) {
+    try {
+      module_ = torch::jit::freeze(module_);
+    } catch (const c10::Error& e) {
+      // Some exports cannot be frozen; they still run, only a little slower.
+      spdlog::warn("'{}': could not freeze the model ({}); running it unfrozen", model_path,
+                   std::string(e.what_without_backtrace()).substr(0, 200));
+    }
+  }
+  torch::Tensor dummy = torch::zeros(
+      {1, metadata_.channels, input_height(), input_width()},
+      torch::TensorOptions().device(device_).dtype(options_.half ? torch::kHalf : torch::kFloat));
+  for (int i = 0; i < options_.warmup_runs; ++i) forward(dummy);
+  spdlog::debug("engine: '{}' on {} ({}x{}, {} classes, {})", model_path, device_.str(),
+                input_height(), input_width(), metadata_.names.size(),
+                metadata_.end2end ? "end-to-end" : "NMS");
+}
+
+torch::Tensor Engine::forward(const torch::Tensor& input) {
+  if (input.dim() != 4 || input.size(1) != metadata_.channels || input.size(2) != input_height() ||
+      input.size(3) != input_width()) {
+    throw std::invalid_argument(fmt::format(
+        "'{}' takes input (B, {}, {}, {}) but got [{}]; letterbox frames to the model's size "
+        "(it was exported at imgsz {}x{})",
+        path_, metadata_.channels, input_height(), input_width(),
+        fmt::join(input.sizes().vec(), ", "), input_height(), input_width()));
+  }
+  c10::InferenceMode guard;
+  torch::Tensor x =
+      input.to(device_, options_.half ? torch::kHalf : torch::kFloat, /*non_blocking=*/true);
+  std::lock_guard<std::mutex> lock(mutex_);
+  try {
+    return module_.forward({x}).toTensor();
+  } catch (const c10::Error& e) {
+    const std::string what = e.what_without_backtrace();
+    throw std::runtime_error(fmt::format("'{}' failed on input [{}]: {}", path_,
+                                         fmt::join(input.sizes().vec(), ", "),
+                                         what.substr(0, what.find('\n'))));
+  }
+}
+
+std::vector<ImageDetections> Engine::detect(const std::vector<cv::Mat>& images,
+                                            const NmsOptions& nms) {
+  if (images.empty()) return {};
+  LetterboxOptions lb;
+  lb.height = static_cast<int>(input_height());
+  lb.width = static_cast<int>(input_width());
+  lb.stride = static_cast<int>(metadata_.stride);
+  std::vector<cv::Mat> boxed;
+  std::vector<ImageDetections> out(images.size());
+  for (size_t i = 0; i < images.size(); ++i) {
+    boxed.push_back(letterbox(images[i], lb, &out[i].transform));
+  }
+  torch::Tensor raw = forward(images_to_tensor(boxed, device_.is_cuda()));
+  std::vector<torch::Tensor> dets = non_max_suppression(raw, nms, metadata_.end2end);
+  for (size_t i = 0; i < images.size(); ++i) {
+    out[i].boxes = dets[i];
+    detections_to_source(out[i].boxes, out[i].transform);
+  }
+  return out;
+}
+
+}  // namespace yolo

@@ -1,0 +1,115 @@
+// The engine on real exported checkpoints: outputs equal to the eager fused model, detection on
+// frames of any size (boxes inside the source frame), shape errors, concurrent callers.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <opencv2/imgproc.hpp>
+#include <thread>
+
+#include "yolo/runtime/engine.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Exported {
+  std::shared_ptr<yolo::DetectionModelImpl> model;
+  fs::path path;
+};
+
+Exported export_model(const std::string& yaml, int h, int w) {
+  torch::manual_seed(5);
+  Exported e;
+  e.model = yolo::build_model(yaml, 3);
+  e.model->names = {{0, "a"}, {1, "b"}, {2, "c"}};
+  e.path = fs::temp_directory_path() / "yolo_engine" / (yaml + ".torchscript");
+  yolo::ExportOptions o;
+  o.height = h;
+  o.width = w;
+  o.include_weights = false;
+  yolo::export_torchscript(*e.model, o, e.path);
+  return e;
+}
+
+}  // namespace
+
+TEST(Engine, ForwardMatchesEagerFusedModel) {
+  Exported e = export_model("yolov8n.yaml", 64, 96);
+  yolo::Engine engine(e.path.string(), {});
+  EXPECT_EQ(engine.input_height(), 64);
+  EXPECT_EQ(engine.input_width(), 96);
+  EXPECT_FALSE(engine.end2end());
+  EXPECT_EQ(engine.metadata().names.at(2), "c");
+  auto fused = yolo::clone_model(*e.model);
+  fused->eval();
+  fused->fuse();
+  torch::Tensor x = torch::rand({2, 3, 64, 96});
+  torch::Tensor expected;
+  {
+    torch::NoGradGuard g;
+    expected = fused->forward(x);
+  }
+  torch::Tensor got = engine.forward(x);
+  ASSERT_EQ(got.sizes(), expected.sizes());
+  EXPECT_LE((got - expected).abs().max().item<double>(), 1e-3);
+}
+
+TEST(Engine, DetectMapsBoxesIntoEachFrame) {
+  Exported e = export_model("yolo26n.yaml", 64, 64);
+  yolo::Engine engine(e.path.string(), {});
+  EXPECT_TRUE(engine.end2end());
+  std::vector<cv::Mat> frames = {cv::Mat(120, 200, CV_8UC3, cv::Scalar(10, 200, 30)),
+                                 cv::Mat(90, 40, CV_8UC3, cv::Scalar(250, 250, 250))};
+  cv::circle(frames[0], {100, 60}, 30, cv::Scalar(0, 0, 255), cv::FILLED);
+  yolo::NmsOptions nms;
+  nms.conf = 0.0f;  // an untrained model: keep everything to check the geometry
+  nms.max_det = 50;
+  auto dets = engine.detect(frames, nms);
+  ASSERT_EQ(dets.size(), 2u);
+  for (size_t i = 0; i < dets.size(); ++i) {
+    const auto& d = dets[i].boxes;
+    ASSERT_EQ(d.dim(), 2);
+    EXPECT_LE(d.size(0), 50);
+    EXPECT_GT(d.size(0), 0);
+    EXPECT_TRUE(torch::all(d.select(1, 0) >= 0).item<bool>());
+    EXPECT_TRUE(torch::all(d.select(1, 2) <= frames[i].cols).item<bool>());
+    EXPECT_TRUE(torch::all(d.select(1, 3) <= frames[i].rows).item<bool>());
+    EXPECT_EQ(dets[i].transform.src_width, frames[i].cols);
+  }
+}
+
+TEST(Engine, ClearErrors) {
+  Exported e = export_model("yolov8n.yaml", 64, 64);
+  yolo::Engine engine(e.path.string(), {});
+  try {
+    engine.forward(torch::rand({1, 3, 32, 64}));
+    FAIL() << "accepted a wrong size";
+  } catch (const std::invalid_argument& err) {
+    EXPECT_NE(std::string(err.what()).find("(B, 3, 64, 64)"), std::string::npos) << err.what();
+  }
+  EXPECT_THROW(engine.forward(torch::rand({1, 1, 64, 64})), std::invalid_argument);
+  yolo::EngineOptions half;
+  half.half = true;
+  EXPECT_THROW(yolo::Engine(e.path.string(), half), std::invalid_argument);
+  EXPECT_THROW(yolo::Engine("/no/such/model.torchscript", {}), yolo::CheckpointError);
+}
+
+TEST(Engine, ConcurrentCallersGetTheirOwnResults) {
+  Exported e = export_model("yolov8n.yaml", 64, 64);
+  yolo::Engine engine(e.path.string(), {});
+  std::vector<torch::Tensor> inputs, expected;
+  for (int i = 0; i < 4; ++i) {
+    inputs.push_back(torch::rand({1, 3, 64, 64}));
+    expected.push_back(engine.forward(inputs.back()));
+  }
+  std::vector<torch::Tensor> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 5; ++k) got[t] = engine.forward(inputs[t]);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int t = 0; t < 4; ++t) EXPECT_TRUE(torch::allclose(got[t], expected[t])) << t;
+}
