@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 
@@ -105,11 +106,30 @@ std::vector<torch::Tensor> non_max_suppression(const torch::Tensor& pred_in, con
     if (det.size(0) > o.max_nms) {
       det = det.index({std::get<1>(det.select(1, 4).topk(o.max_nms))});
     }
-    // Class offset: boxes of different classes never overlap, so one NMS handles all classes.
-    torch::Tensor offset = det.slice(1, 5, 6) * (o.agnostic ? 0.f : o.max_wh);
-    torch::Tensor keep = nms_indices(det.slice(1, 0, 4) + offset, det.select(1, 4), o.iou);
+    det = det.cpu().contiguous();
+    torch::Tensor keep;
+    if (o.agnostic) {
+      keep = nms_indices(det.slice(1, 0, 4), det.select(1, 4), o.iou);
+    } else {
+      // Ultralytics offsets each class's boxes by class * max_wh so that one NMS never lets
+      // classes suppress each other. Running NMS per class gives the same kept set without
+      // comparing boxes that cannot overlap (8400 candidates x 80 classes: ~80x fewer pairs).
+      std::map<int, std::vector<int64_t>> by_class;
+      const float* rows = det.data_ptr<float>();
+      for (int64_t r = 0; r < det.size(0); ++r)
+        by_class[static_cast<int>(rows[r * 6 + 5])].push_back(r);
+      std::vector<torch::Tensor> kept;
+      for (const auto& [c, rows_of_class] : by_class) {
+        torch::Tensor members = torch::tensor(rows_of_class, torch::kLong);
+        torch::Tensor sub = det.index({members});
+        kept.push_back(members.index({nms_indices(sub.slice(1, 0, 4), sub.select(1, 4), o.iou)}));
+      }
+      keep = torch::cat(kept);
+      // Back to one list by descending confidence, as a single NMS returns it.
+      keep = keep.index({std::get<1>(det.select(1, 4).index({keep}).sort(0, true))});
+    }
     keep = keep.slice(0, 0, o.max_det);
-    out.push_back(det.cpu().index({keep}).contiguous());
+    out.push_back(det.index({keep}).contiguous());
   }
   return out;
 }

@@ -162,3 +162,29 @@ TEST(Postprocess, BackToNonSquareSource) {
   EXPECT_FLOAT_EQ(d[1][3].item<float>(), 720);
   EXPECT_FLOAT_EQ(d[1][4].item<float>(), 0.5f);  // confidence untouched
 }
+
+TEST(Nms, PerClassEqualsUltralyticsClassOffsets) {
+  // Ultralytics shifts each class's boxes by class * 7680 and runs one NMS; the runtime runs NMS
+  // per class. Same kept set on random multi-class outputs.
+  torch::manual_seed(2);
+  const int64_t anchors = 300, nc = 5;
+  torch::Tensor xy = torch::rand({anchors, 2}) * 200, wh = torch::rand({anchors, 2}) * 60 + 2;
+  torch::Tensor scores = torch::rand({anchors, nc});
+  torch::Tensor pred = torch::cat({xy, wh, scores}, 1).transpose(0, 1).unsqueeze(0).contiguous();
+  yolo::NmsOptions o;
+  o.conf = 0.5f;
+  o.iou = 0.5f;
+  o.max_det = 1000;
+  auto got = yolo::non_max_suppression(pred, o, false)[0];
+
+  auto [conf, cls] = scores.max(1);
+  torch::Tensor keep_rows = (conf > o.conf).nonzero().view(-1);
+  torch::Tensor boxes = torch::cat({xy - wh / 2, xy + wh / 2}, 1).index({keep_rows});
+  torch::Tensor c = cls.index({keep_rows}).to(torch::kFloat);
+  auto ref = reference_nms(boxes + c.unsqueeze(1) * 7680.f, conf.index({keep_rows}), o.iou);
+  ASSERT_EQ(got.size(0), static_cast<int64_t>(ref.size()));
+  std::multiset<float> got_conf, ref_conf;
+  for (int64_t i = 0; i < got.size(0); ++i) got_conf.insert(got[i][4].item<float>());
+  for (int64_t r : ref) ref_conf.insert(conf.index({keep_rows})[r].item<float>());
+  EXPECT_EQ(got_conf, ref_conf);
+}

@@ -1,7 +1,8 @@
 // Postprocessing of raw model outputs (Ultralytics' utils/nms.py non_max_suppression), in C++
 // with no torchvision:
 //   - (B, 4+nc, A) outputs: confidence filter, optional multi-label, class filter, top max_nms
-//     by score, class-offset batched NMS (greedy, IoU > iou suppresses, as torchvision), max_det;
+//     by score, NMS per class (the same kept set as Ultralytics' class-offset trick; greedy,
+//     IoU > iou suppresses, as torchvision), max_det;
 //   - end-to-end (B, max_det, 6) outputs: only the confidence and class filters, no IoU step.
 // Rows of the result: x1, y1, x2, y2 (input pixels), confidence, class.
 #pragma once
@@ -19,7 +20,6 @@ struct NmsOptions {
   float iou = 0.7f;          // suppress overlaps with IoU > iou
   int max_det = 300;         // detections kept per image
   int max_nms = 30000;       // candidates entering NMS per image (highest scores)
-  float max_wh = 7680.f;     // class offset for batched NMS (pixels)
   bool agnostic = false;     // one NMS across classes
   bool multi_label = false;  // one row per (box, class) above conf (validation uses true)
   std::vector<int> classes;  // keep only these class ids (empty: all)
