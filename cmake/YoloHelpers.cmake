@@ -36,6 +36,7 @@ function(yolo_add_test)
   cmake_parse_arguments(T "" "NAME;LABEL;TIMEOUT" "SOURCES;LIBS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
   target_compile_definitions(${T_NAME} PRIVATE
     YOLO_SOURCE_DIR="${PROJECT_SOURCE_DIR}" YOLO_BINARY_DIR="${PROJECT_BINARY_DIR}")
   yolo_torch_target(${T_NAME})

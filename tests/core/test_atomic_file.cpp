@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "test_files.h"
 #include "yolo/core/atomic_file.h"
 
 namespace fs = std::filesystem;
@@ -11,10 +12,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return yolo::testing::read_file(p);
 }
 
 size_t files_in(const fs::path& dir) {

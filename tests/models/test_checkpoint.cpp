@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_files.h"
 #include "yolo/models/checkpoint.h"
 
 namespace fs = std::filesystem;
@@ -29,12 +30,11 @@ std::string load_error(const std::string& path) {
 }
 
 void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary) << bytes;
+  yolo::testing::write_file(p, bytes);
 }
 
 std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return yolo::testing::read_file(p);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <thread>
 
+#include "test_files.h"
 #include "yolo/trainer/dataset.h"
 
 namespace fs = std::filesystem;
@@ -15,20 +16,10 @@ using yolo::parse_label_text;
 
 namespace {
 
-class TempDir {
- public:
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("yolo_ds_" + name)) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  fs::path path;
-};
+using yolo::testing::TempDir;
 
 void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
+  yolo::testing::write_file(p, text);
 }
 
 void write_image(const fs::path& p, int w = 32, int h = 24) {

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "test_files.h"
 #include "yolo/trainer/dataset_download.h"
 
 namespace fs = std::filesystem;
@@ -26,21 +27,10 @@ using yolo::DatasetError;
 
 namespace {
 
-class TempDir {
- public:
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() /
-             ("yolo_dl_" + name + "_" + std::to_string(static_cast<long>(getpid())))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  fs::path path;
-};
+using yolo::testing::TempDir;
 
 void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
+  yolo::testing::write_file(p, text);
 }
 
 std::string read(const fs::path& p) {
