@@ -1,0 +1,63 @@
+#include "yolo/runtime/detection.h"
+
+#include <fmt/format.h>
+
+#include <ctime>
+
+namespace yolo {
+
+std::vector<Detection> detections_from_rows(const float* rows, int64_t count,
+                                            const std::map<int, std::string>& names) {
+  std::vector<Detection> out;
+  out.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const float* r = rows + i * 6;
+    Detection d;
+    d.x1 = r[0];
+    d.y1 = r[1];
+    d.x2 = r[2];
+    d.y2 = r[3];
+    d.confidence = r[4];
+    d.class_id = static_cast<int>(r[5]);
+    auto it = names.find(d.class_id);
+    d.class_name = it != names.end() ? it->second : fmt::format("class {}", d.class_id);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::string format_utc(std::chrono::system_clock::time_point t) {
+  using namespace std::chrono;
+  const auto ms = duration_cast<milliseconds>(t.time_since_epoch()).count();
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03d}Z", buf, static_cast<int>(ms % 1000));
+}
+
+nlohmann::json to_json(const Detection& d) {
+  return {{"x1", d.x1},
+          {"y1", d.y1},
+          {"x2", d.x2},
+          {"y2", d.y2},
+          {"confidence", d.confidence},
+          {"class_id", d.class_id},
+          {"class_name", d.class_name}};
+}
+
+nlohmann::json to_json(const FrameResult& r) {
+  nlohmann::json dets = nlohmann::json::array();
+  for (const auto& d : r.detections) dets.push_back(to_json(d));
+  return {{"stream_id", r.stream_id},
+          {"seq", r.seq},
+          {"frame", r.frame},
+          {"pts_ns", r.pts_ns},
+          {"timestamp", format_utc(r.wall_time)},
+          {"width", r.width},
+          {"height", r.height},
+          {"detections", dets}};
+}
+
+}  // namespace yolo
