@@ -1,0 +1,98 @@
+// Dynamic batching: many producers (streams, threads) share one model. A worker thread forms a
+// batch from the oldest waiting frames, up to `max_batch` frames or until `batch_timeout` has
+// passed since the oldest one arrived, whichever comes first, runs it, and completes each
+// caller's future with that frame's row of the output.
+//
+// Each producer has a bounded queue. When it is full, the producer's policy decides:
+//   kBlock      submit() waits for space (back-pressure: a file source slows down);
+//   kDropOldest the producer's oldest waiting frame is dropped, its future fails with
+//               FrameDropped, and the new frame is queued (live cameras: keep the newest).
+#pragma once
+
+#include <torch/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace yolo {
+
+// The future of a frame dropped under kDropOldest, or still queued when the batcher stops.
+class FrameDropped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class QueueFullPolicy { kBlock, kDropOldest };
+
+struct BatcherOptions {
+  int max_batch = 8;                              // frames per model call (>= 1)
+  std::chrono::microseconds batch_timeout{2000};  // longest wait for a batch to fill
+  size_t queue_capacity = 16;                     // waiting frames per producer (>= 1)
+};
+
+struct BatcherStats {
+  uint64_t frames_in = 0, inferred = 0, dropped = 0, failed = 0, batches = 0;
+  double mean_batch_fill = 0;     // frames per batch / max_batch, 0..1
+  double mean_queue_wait_us = 0;  // from submit to the start of the model call
+  double mean_inference_us = 0;   // model call per batch
+};
+
+struct ProducerStats {
+  std::string name;
+  QueueFullPolicy policy = QueueFullPolicy::kDropOldest;
+  uint64_t frames_in = 0, inferred = 0, dropped = 0;
+  size_t queued = 0;
+};
+
+class DynamicBatcher {
+ public:
+  // run: (B, ...) stacked inputs -> (B, ...) outputs; called on the batcher's worker thread.
+  using RunFn = std::function<torch::Tensor(const torch::Tensor& batch)>;
+
+  DynamicBatcher(RunFn run, BatcherOptions options);
+  ~DynamicBatcher();  // stops the worker; queued frames fail with FrameDropped
+  DynamicBatcher(const DynamicBatcher&) = delete;
+  DynamicBatcher& operator=(const DynamicBatcher&) = delete;
+
+  int add_producer(const std::string& name, QueueFullPolicy policy);
+  // input: one frame (no batch dimension), the same shape for every producer. The future gives
+  // that frame's output row, or throws FrameDropped / the model's error.
+  std::future<torch::Tensor> submit(int producer, torch::Tensor input);
+
+  BatcherStats stats() const;
+  ProducerStats producer_stats(int producer) const;
+
+ private:
+  struct Item {
+    int producer;
+    torch::Tensor input;
+    std::promise<torch::Tensor> result;
+    std::chrono::steady_clock::time_point arrived;
+  };
+  struct Producer {
+    ProducerStats stats;
+  };
+  void worker();
+
+  RunFn run_;
+  BatcherOptions opts_;
+  mutable std::mutex mutex_;
+  std::condition_variable work_cv_, space_cv_;
+  std::deque<Item> queue_;  // arrival order across producers
+  std::map<int, Producer> producers_;
+  BatcherStats stats_;
+  double fill_sum_ = 0, wait_sum_us_ = 0, infer_sum_us_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace yolo
