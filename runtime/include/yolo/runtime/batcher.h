@@ -59,7 +59,9 @@ class DynamicBatcher {
   using RunFn = std::function<torch::Tensor(const torch::Tensor& batch)>;
 
   DynamicBatcher(RunFn run, BatcherOptions options);
-  ~DynamicBatcher();  // stops the worker; queued frames fail with FrameDropped
+  // Stops the worker; queued frames fail with FrameDropped. Producers must have stopped calling
+  // submit() (a producer blocked in submit() is woken and gets FrameDropped).
+  ~DynamicBatcher();
   DynamicBatcher(const DynamicBatcher&) = delete;
   DynamicBatcher& operator=(const DynamicBatcher&) = delete;
 
