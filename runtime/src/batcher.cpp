@@ -24,6 +24,8 @@ DynamicBatcher::~DynamicBatcher() {
   work_cv_.notify_all();
   space_cv_.notify_all();
   thread_.join();
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_cv_.wait(lock, [&] { return active_submits_ == 0; });  // blocked producers have left
   for (auto& item : queue_) {
     item.result.set_exception(std::make_exception_ptr(FrameDropped("batcher stopped")));
   }
@@ -39,6 +41,16 @@ int DynamicBatcher::add_producer(const std::string& name, QueueFullPolicy policy
 
 std::future<torch::Tensor> DynamicBatcher::submit(int producer, torch::Tensor input) {
   std::unique_lock<std::mutex> lock(mutex_);
+  // Counts this call as active until it returns or throws (the destructor waits for it).
+  ++active_submits_;
+  struct Leave {
+    DynamicBatcher* self;
+    std::unique_lock<std::mutex>& lock;
+    ~Leave() {
+      if (!lock.owns_lock()) lock.lock();
+      if (--self->active_submits_ == 0) self->idle_cv_.notify_all();
+    }
+  } leave{this, lock};
   auto it = producers_.find(producer);
   if (it == producers_.end())
     throw std::invalid_argument(fmt::format("batcher: unknown producer {}", producer));

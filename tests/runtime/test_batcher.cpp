@@ -189,3 +189,44 @@ TEST(Batcher, ManyProducerThreads) {
   EXPECT_GT(s.mean_batch_fill, 0.0);
   EXPECT_GE(s.mean_inference_us, 0.0);
 }
+
+TEST(Batcher, DestructionReleasesBlockedProducersAndQueuedFrames) {
+  Gate gate;
+  BatcherOptions o;
+  o.max_batch = 1;
+  o.batch_timeout = 0us;
+  o.queue_capacity = 1;
+  auto b = std::make_unique<DynamicBatcher>(
+      [&](const torch::Tensor& x) {
+        gate.wait();
+        return x;
+      },
+      o);
+  int p = b->add_producer("file", QueueFullPolicy::kBlock);
+  auto first = b->submit(p, frame(0));  // held in the model call
+  while (b->producer_stats(p).queued != 0) std::this_thread::sleep_for(1ms);
+  auto queued = b->submit(p, frame(1));
+  std::atomic<bool> dropped{false};
+  std::thread blocked([&] {
+    try {
+      b->submit(p, frame(2)).get();
+    } catch (const yolo::FrameDropped&) {
+      dropped = true;
+    }
+  });
+  std::this_thread::sleep_for(30ms);
+  std::thread opener([&] {
+    std::this_thread::sleep_for(30ms);
+    gate.open();
+  });
+  b.reset();  // must not hang or crash
+  blocked.join();
+  opener.join();
+  EXPECT_TRUE(dropped.load());
+  EXPECT_NO_THROW(first.get());
+  // The frame still queued at destruction either ran or was dropped; never left hanging.
+  try {
+    queued.get();
+  } catch (const yolo::FrameDropped&) {
+  }
+}

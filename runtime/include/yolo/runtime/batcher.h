@@ -59,8 +59,9 @@ class DynamicBatcher {
   using RunFn = std::function<torch::Tensor(const torch::Tensor& batch)>;
 
   DynamicBatcher(RunFn run, BatcherOptions options);
-  // Stops the worker; queued frames fail with FrameDropped. Producers must have stopped calling
-  // submit() (a producer blocked in submit() is woken and gets FrameDropped).
+  // Stops the worker; queued frames fail with FrameDropped, and a producer blocked in submit()
+  // is woken with FrameDropped (the destructor waits for it to leave). No new submit() calls may
+  // start once destruction has begun.
   ~DynamicBatcher();
   DynamicBatcher(const DynamicBatcher&) = delete;
   DynamicBatcher& operator=(const DynamicBatcher&) = delete;
@@ -88,7 +89,8 @@ class DynamicBatcher {
   RunFn run_;
   BatcherOptions opts_;
   mutable std::mutex mutex_;
-  std::condition_variable work_cv_, space_cv_;
+  std::condition_variable work_cv_, space_cv_, idle_cv_;
+  int active_submits_ = 0;  // producers inside submit(); the destructor waits for 0
   std::deque<Item> queue_;  // arrival order across producers
   std::map<int, Producer> producers_;
   BatcherStats stats_;
