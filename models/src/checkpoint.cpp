@@ -181,11 +181,7 @@ void unpickle_state_into(const std::string& bytes, torch::nn::Module& module,
 std::shared_ptr<DetectionModelImpl> clone_model(const DetectionModelImpl& model) {
   auto copy = std::make_shared<DetectionModelImpl>(model.config());
   TORCH_CHECK(!model.is_fused(), "clone_model: clone before fusing");
-  torch::NoGradGuard no_grad;
-  auto src_params = model.named_parameters(true);
-  auto src_buffers = model.named_buffers(true);
-  for (auto& p : copy->named_parameters(true)) p.value().copy_(src_params[p.key()]);
-  for (auto& b : copy->named_buffers(true)) b.value().copy_(src_buffers[b.key()]);
+  nn::copy_state(model, *copy);
   copy->names = model.names;
   copy->detect().max_det = model.detect().max_det;
   copy->detect().agnostic = model.detect().agnostic;

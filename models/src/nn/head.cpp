@@ -36,15 +36,8 @@ DetectImpl::DetectImpl(int64_t nc_, int64_t reg_max_, bool end2end_, std::vector
     // Ultralytics deep-copies the one-to-many branches: same initial weights, trained apart.
     one2one_cv2 = register_module("one2one_cv2", make_box_branch(ch));
     one2one_cv3 = register_module("one2one_cv3", make_class_branch(ch));
-    torch::NoGradGuard no_grad;
-    auto copy = [](torch::nn::Module& from, torch::nn::Module& to) {
-      auto src = from.named_parameters(true);
-      auto src_buffers = from.named_buffers(true);
-      for (auto& p : to.named_parameters(true)) p.value().copy_(src[p.key()]);
-      for (auto& b : to.named_buffers(true)) b.value().copy_(src_buffers[b.key()]);
-    };
-    copy(*cv2, *one2one_cv2);
-    copy(*cv3, *one2one_cv3);
+    copy_state(*cv2, *one2one_cv2);
+    copy_state(*cv3, *one2one_cv3);
   }
 }
 

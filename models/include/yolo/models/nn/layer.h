@@ -26,4 +26,8 @@ struct FlopCounter {
   std::int64_t macs = 0;  // per image
 };
 
+// Copies every parameter and buffer of `from` into the same-named tensors of `to` (same
+// architecture), without autograd. Used for Ultralytics' deep copies and for cloning models.
+void copy_state(const torch::nn::Module& from, torch::nn::Module& to);
+
 }  // namespace yolo::nn
