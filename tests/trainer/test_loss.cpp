@@ -1,0 +1,239 @@
+// The task-aligned assigner, CIoU, DFL and the detection losses on hand-built cases, and a few
+// optimisation steps on a tiny batch (the loss must go down) for YOLOv8 and YOLO26.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "yolo/models/detection_model.h"
+#include "yolo/trainer/assigner.h"
+#include "yolo/trainer/loss.h"
+#include "yolo/trainer/optimizer.h"
+
+namespace {
+
+torch::Tensor t(std::vector<float> v, std::vector<int64_t> shape) {
+  return torch::tensor(v).view(shape);
+}
+
+double ciou_by_hand(double ax1, double ay1, double ax2, double ay2, double bx1, double by1,
+                    double bx2, double by2) {
+  const double eps = 1e-7;
+  const double w1 = ax2 - ax1, h1 = ay2 - ay1 + eps, w2 = bx2 - bx1, h2 = by2 - by1 + eps;
+  const double iw = std::max(0.0, std::min(ax2, bx2) - std::max(ax1, bx1));
+  const double ih = std::max(0.0, std::min(ay2, by2) - std::max(ay1, by1));
+  const double inter = iw * ih, uni = w1 * h1 + w2 * h2 - inter + eps, iou = inter / uni;
+  const double cw = std::max(ax2, bx2) - std::min(ax1, bx1);
+  const double ch = std::max(ay2, by2) - std::min(ay1, by1);
+  const double c2 = cw * cw + ch * ch + eps;
+  const double rho2 = (std::pow(bx1 + bx2 - ax1 - ax2, 2) + std::pow(by1 + by2 - ay1 - ay2, 2)) / 4;
+  const double v = 4 / (M_PI * M_PI) * std::pow(std::atan(w2 / h2) - std::atan(w1 / h1), 2);
+  const double alpha = v / (v - iou + 1 + eps);
+  return iou - (rho2 / c2 + v * alpha);
+}
+
+}  // namespace
+
+TEST(Ciou, MatchesHandComputedValues) {
+  // Same aspect, shifted: IoU 1/7, enclosing diagonal^2 18, centre distance^2 2 -> 1/7 - 1/9.
+  auto a = t({0, 0, 2, 2}, {4}), b = t({1, 1, 3, 3}, {4});
+  EXPECT_NEAR(yolo::ciou(a, b).item<double>(), 1.0 / 7 - 2.0 / 18, 1e-5);
+  // Different aspect ratios add the v * alpha term.
+  auto c = t({0, 0, 2, 1}, {4}), d = t({0, 0, 1, 2}, {4});
+  EXPECT_NEAR(yolo::ciou(c, d).item<double>(), ciou_by_hand(0, 0, 2, 1, 0, 0, 1, 2), 1e-5);
+  EXPECT_NEAR(yolo::ciou(c, d).item<double>(), 0.23708, 1e-4);
+  // Identical boxes: 1. Disjoint far boxes: negative.
+  EXPECT_NEAR(yolo::ciou(a, a).item<double>(), 1.0, 1e-5);
+  EXPECT_LT(yolo::ciou(a, t({10, 10, 12, 12}, {4})).item<double>(), 0.0);
+  // Broadcasts over leading dimensions.
+  auto many = yolo::ciou(torch::stack({a, c}), torch::stack({b, d}));
+  EXPECT_EQ(many.sizes(), (std::vector<int64_t>{2}));
+}
+
+TEST(Ciou, GradientFlowsToPrediction) {
+  auto pred = t({1, 1, 3, 3}, {4}).requires_grad_(true);
+  auto loss = 1 - yolo::ciou(pred, t({0, 0, 2, 2}, {4}));
+  loss.backward();
+  ASSERT_TRUE(pred.grad().defined());
+  // Moving the prediction towards the target lowers the loss: gradient points away.
+  EXPECT_GT(pred.grad()[0].item<double>(), 0);
+}
+
+TEST(Dfl, TargetsClampedBelowLastBin) {
+  // Target 15.5 with 16 bins is clamped to 14.99: 1% weight on bin 14, 99% on bin 15.
+  auto logits = torch::zeros({1, 16});
+  logits[0][15] = 5.0;
+  auto loss = yolo::distribution_focal_loss(logits, torch::tensor({15.5f}), 16);
+  auto logp = torch::log_softmax(logits, 1);
+  const double expected = -0.01 * logp[0][14].item<double>() - 0.99 * logp[0][15].item<double>();
+  EXPECT_NEAR(loss.item<double>(), expected, 1e-4);
+  // Negative targets clamp to 0: all weight on bin 0.
+  auto at0 = yolo::distribution_focal_loss(logits, torch::tensor({-3.0f}), 16);
+  EXPECT_NEAR(at0.item<double>(), -logp[0][0].item<double>(), 1e-4);
+  // Distances from anchors are clamped to reg_max - 1 - 0.01.
+  auto d = yolo::box_to_distances(t({5, 5}, {1, 2}), t({-30, 4, 6, 40}, {1, 4}), 15);
+  EXPECT_NEAR(d[0][0].item<double>(), 14.99, 1e-5);
+  EXPECT_NEAR(d[0][1].item<double>(), 1.0, 1e-5);
+  EXPECT_NEAR(d[0][3].item<double>(), 14.99, 1e-5);
+  auto unclamped = yolo::box_to_distances(t({5, 5}, {1, 2}), t({-30, 4, 6, 40}, {1, 4}), 0);
+  EXPECT_NEAR(unclamped[0][0].item<double>(), 35.0, 1e-5);
+}
+
+TEST(Assigner, PicksBestAlignedAnchorsInsideTheBox) {
+  // Four anchors; the box [5, 5, 35, 35] (class 1) contains the first three.
+  auto anchors = t({10, 10, 20, 20, 30, 30, 100, 100}, {4, 2});
+  auto pred_boxes = t({5, 5, 35, 35,        // exact
+                       10, 10, 30, 30,      // same centre and aspect: CIoU = IoU = 4/9
+                       200, 200, 210, 210,  // far away: IoU 0
+                       5, 5, 35, 35},       // exact, but its anchor is outside the box
+                      {1, 4, 4});
+  auto scores = torch::zeros({1, 4, 2});
+  scores[0][0][1] = 0.9, scores[0][1][1] = 0.5, scores[0][2][1] = 0.9, scores[0][3][1] = 0.9;
+  auto gt_labels = t({1}, {1, 1, 1}), gt_boxes = t({5, 5, 35, 35}, {1, 1, 4});
+  auto gt_mask = t({1}, {1, 1, 1});
+  yolo::TaskAlignedAssigner assigner({2, 2, 2, 0.5, 6.0, 1e-9, {}});
+  auto a = assigner.assign(scores, pred_boxes, anchors, gt_labels, gt_boxes, gt_mask);
+  EXPECT_TRUE(a.fg_mask[0][0].item<bool>());
+  EXPECT_TRUE(a.fg_mask[0][1].item<bool>());
+  EXPECT_FALSE(a.fg_mask[0][2].item<bool>());  // inside, but outside the top 2
+  EXPECT_FALSE(a.fg_mask[0][3].item<bool>());  // outside the box
+  EXPECT_EQ(a.labels[0][0].item<int64_t>(), 1);
+  // Soft targets: align / best align * best IoU, on the box's class only.
+  const double align0 = std::sqrt(0.9) * 1.0;
+  const double align1 = std::sqrt(0.5) * std::pow(4.0 / 9.0, 6);
+  EXPECT_NEAR(a.scores[0][0][1].item<double>(), 1.0, 1e-4);
+  EXPECT_NEAR(a.scores[0][1][1].item<double>(), align1 / align0, 1e-5);
+  EXPECT_EQ(a.scores[0][0][0].item<double>(), 0.0);
+  EXPECT_EQ(a.scores[0][2].sum().item<double>(), 0.0);
+  EXPECT_TRUE(torch::equal(a.boxes[0][1], gt_boxes[0][0]));
+}
+
+TEST(Assigner, ConflictGoesToHigherIouAndTopk2KeepsOne) {
+  // Anchor 0 at (20, 20) is inside both boxes; its prediction overlaps box B more.
+  auto anchors = t({20, 20, 12, 12, 28, 28}, {3, 2});
+  auto pred_boxes = t({14, 14, 30, 30, 5, 5, 25, 25, 16, 16, 34, 34}, {1, 3, 4});
+  auto scores = torch::full({1, 3, 1}, 0.8);
+  auto gt_boxes = t({0, 0, 25, 25, 14, 14, 32, 32}, {1, 2, 4});
+  auto gt_labels = torch::zeros({1, 2, 1}), gt_mask = torch::ones({1, 2, 1});
+  yolo::TaskAlignedAssigner assigner({3, 3, 1, 0.5, 6.0, 1e-9, {}});
+  auto a = assigner.assign(scores, pred_boxes, anchors, gt_labels, gt_boxes, gt_mask);
+  auto iou_a = yolo::ciou(gt_boxes[0][0], pred_boxes[0][0]).item<double>();
+  auto iou_b = yolo::ciou(gt_boxes[0][1], pred_boxes[0][0]).item<double>();
+  ASSERT_GT(iou_b, iou_a);
+  EXPECT_EQ(a.gt_index[0][0].item<int64_t>(), 1);
+  // topk2 = 1: every box keeps exactly one anchor.
+  yolo::TaskAlignedAssigner one({3, 1, 1, 0.5, 6.0, 1e-9, {}});
+  auto o = one.assign(scores, pred_boxes, anchors, gt_labels, gt_boxes, gt_mask);
+  for (int64_t box = 0; box < 2; ++box)
+    EXPECT_EQ((o.fg_mask[0].logical_and(o.gt_index[0] == box)).sum().item<int64_t>(), 1);
+}
+
+TEST(Assigner, SmallBoxesWidenedToSecondStride) {
+  // A 4x4 box centred at (12, 12); the anchor at (17, 12) is outside it but inside the box
+  // widened to 16 px (8.4's rule for boxes smaller than the smallest stride).
+  auto anchors = t({17, 12, 12, 12, 30, 12}, {3, 2});
+  auto box = t({10, 10, 14, 14}, {1, 1, 4});
+  auto mask = torch::ones({1, 1, 1});
+  yolo::TaskAlignedAssigner with_rule({10, 10, 1, 0.5, 6.0, 1e-9, {8, 16, 32}});
+  yolo::TaskAlignedAssigner without({10, 10, 1, 0.5, 6.0, 1e-9, {}});
+  auto in = with_rule.candidates_in_boxes(anchors, box, mask);
+  EXPECT_EQ(in[0][0][0].item<float>(), 1);
+  EXPECT_EQ(in[0][0][1].item<float>(), 1);
+  EXPECT_EQ(in[0][0][2].item<float>(), 0);
+  EXPECT_EQ(without.candidates_in_boxes(anchors, box, mask)[0][0][0].item<float>(), 0);
+}
+
+TEST(Assigner, NoBoxesMeansAllBackground) {
+  yolo::TaskAlignedAssigner assigner({10, 10, 3, 0.5, 6.0, 1e-9, {}});
+  auto a =
+      assigner.assign(torch::rand({2, 5, 3}), torch::rand({2, 5, 4}), torch::rand({5, 2}),
+                      torch::zeros({2, 0, 1}), torch::zeros({2, 0, 4}), torch::zeros({2, 0, 1}));
+  EXPECT_FALSE(a.fg_mask.any().item<bool>());
+  EXPECT_EQ(a.scores.sum().item<double>(), 0);
+}
+
+namespace {
+
+// Two 64x64 images with three boxes: enough for the loss to have something to fit.
+torch::Tensor tiny_targets() {
+  return t({0, 0, 0.30f, 0.30f, 0.25f, 0.30f,  //
+            0, 1, 0.70f, 0.65f, 0.35f, 0.30f,  //
+            1, 0, 0.50f, 0.50f, 0.50f, 0.40f},
+           {3, 6});
+}
+
+// Runs 30 AdamW steps on a fixed batch and returns the mean loss of the first and the last five.
+// Early steps are noisy (the assignment changes as predictions move), hence the means.
+std::pair<double, double> fit_tiny(const std::string& yaml) {
+  torch::manual_seed(0);
+  auto model = yolo::build_model(yaml, 2);
+  model->train();
+  auto& det = model->detect();
+  auto images = torch::rand({2, 3, 64, 64});
+  auto targets = tiny_targets();
+  yolo::Optimizer opt(yolo::OptimizerKind::kAdamW,
+                      yolo::make_param_groups(*model, yolo::OptimizerKind::kAdamW, 0.002, 0.9, 0));
+  const yolo::LossGains gains;
+  yolo::DetectionLoss v8_loss(2, det.reg_max, det.stride, gains);
+  yolo::EndToEndLoss e2e_loss(2, det.reg_max, det.stride, gains, 10);
+  const int steps = 30, window = 5;
+  double first = 0, last = 0;
+  for (int step = 0; step < steps; ++step) {
+    auto out = model->forward_train(images);
+    auto [anchors, strides] = det.anchors_for(out.one2many.feats);
+    auto loss = det.end2end ? e2e_loss(out, anchors, strides, targets)
+                            : v8_loss(out.one2many, anchors, strides, targets);
+    EXPECT_TRUE(std::isfinite(loss.total.item<double>()));
+    EXPECT_EQ(loss.items.sizes(), (std::vector<int64_t>{3}));
+    if (step < window) first += loss.total.item<double>() / window;
+    if (step >= steps - window) last += loss.total.item<double>() / window;
+    opt.zero_grad();
+    loss.total.backward();
+    opt.step();
+  }
+  return {first, last};
+}
+
+}  // namespace
+
+TEST(DetectionLoss, DecreasesOnATinyBatchYolov8) {
+  auto [first, last] = fit_tiny("yolov8n.yaml");
+  EXPECT_LT(last, first * 0.75) << "first " << first << " last " << last;
+}
+
+TEST(DetectionLoss, DecreasesOnATinyBatchYolo26) {
+  auto [first, last] = fit_tiny("yolo26n.yaml");
+  EXPECT_LT(last, first * 0.75) << "first " << first << " last " << last;
+}
+
+TEST(DetectionLoss, ItemsAreScaledByGainsAndBatch) {
+  torch::manual_seed(1);
+  auto model = yolo::build_model("yolov8n.yaml", 2);
+  model->train();
+  auto out = model->forward_train(torch::rand({2, 3, 64, 64}));
+  auto [anchors, strides] = model->detect().anchors_for(out.one2many.feats);
+  yolo::DetectionLoss base(2, 16, model->detect().stride, {1, 1, 1});
+  yolo::DetectionLoss scaled(2, 16, model->detect().stride, {7.5, 0.5, 1.5});
+  auto a = base(out.one2many, anchors, strides, tiny_targets());
+  auto b = scaled(out.one2many, anchors, strides, tiny_targets());
+  EXPECT_NEAR(b.items[0].item<double>(), 7.5 * a.items[0].item<double>(), 1e-4);
+  EXPECT_NEAR(b.items[1].item<double>(), 0.5 * a.items[1].item<double>(), 1e-4);
+  EXPECT_NEAR(b.items[2].item<double>(), 1.5 * a.items[2].item<double>(), 1e-4);
+  EXPECT_NEAR(b.total.item<double>(), 2 * b.items.sum().item<double>(), 1e-3);
+  // No labels: only the classification term remains.
+  auto empty = scaled(out.one2many, anchors, strides, torch::zeros({0, 6}));
+  EXPECT_EQ(empty.items[0].item<double>(), 0);
+  EXPECT_GT(empty.items[1].item<double>(), 0);
+}
+
+TEST(EndToEndLoss, WeightsMoveLinearlyOverEpochs) {
+  yolo::EndToEndLoss loss(2, 1, {8, 16, 32}, {}, 8);
+  EXPECT_NEAR(loss.one2many_weight(), 0.8, 1e-9);
+  loss.update();  // 1 of 7 steps
+  EXPECT_NEAR(loss.one2many_weight(), 0.1 + 0.7 * 6.0 / 7.0, 1e-9);
+  loss.set_updates(7);
+  EXPECT_NEAR(loss.one2many_weight(), 0.1, 1e-9);
+  EXPECT_NEAR(loss.one2one_weight(), 0.9, 1e-9);
+  loss.update();
+  EXPECT_NEAR(loss.one2many_weight(), 0.1, 1e-9);
+}
