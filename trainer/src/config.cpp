@@ -370,4 +370,21 @@ std::vector<std::string> Config::overrides() const {
   return out;
 }
 
+std::string Config::to_yaml() const {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  for (const auto& k : schema_->keys()) {
+    const YAML::Node& v = values_.find(k.name)->second;
+    out << YAML::Key << k.name << YAML::Value;
+    if (v.IsNull())
+      out << YAML::Null;
+    else if (v.IsSequence())
+      out << YAML::Flow << v;
+    else
+      out << v;
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
 }  // namespace yolo

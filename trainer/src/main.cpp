@@ -15,6 +15,7 @@
 #include "yolo/trainer/command_line.h"
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/modes.h"
+#include "yolo/trainer/trainer.h"
 
 namespace {
 
@@ -57,6 +58,8 @@ int run(const std::vector<std::string>& args) {
   }
   if (cmd.mode == "info") return run_info_mode(cfg);
   if (cmd.mode == "synth") return run_synth_mode(cfg);
+  // Training selects its device itself (resume may take it from the checkpoint).
+  if (cmd.mode == "train") return run_train_mode(cfg);
 
   // Every other mode runs on a device: validate it before any work starts.
   BackendInfo backend = query_backend();
@@ -65,6 +68,7 @@ int run(const std::vector<std::string>& args) {
                backend.torch_version, backend.flavour_name(), device.describe(backend),
                torch_threads());
   if (cmd.mode == "export") return run_export_mode(cfg, device);
+  if (cmd.mode == "val") return run_val_mode(cfg, device);
   spdlog::error("mode '{}' is not available in this build yet", cmd.mode);
   return kExitFailure;
 }

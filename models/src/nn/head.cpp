@@ -164,15 +164,27 @@ torch::Tensor DetectImpl::topk_select(const torch::Tensor& preds) const {
   return torch::cat({boxes.gather(1, pick.repeat({1, 1, 4})), top.unsqueeze(-1), cls}, -1);
 }
 
-torch::Tensor DetectImpl::run(const std::vector<torch::Tensor>& feats) {
-  if (end2end && use_one2one) {
-    HeadOutput h = branch(feats, *one2one_cv2, *one2one_cv3);
-    torch::Tensor y = torch::cat({decode_boxes(h.boxes, feats, false), h.scores.sigmoid()}, 1);
+torch::Tensor DetectImpl::decode_output(const HeadOutput& h, bool one2one) {
+  if (one2one) {
+    torch::Tensor y =
+        torch::cat({decode_boxes(h.boxes, h.feats, false), h.scores.sigmoid()}, 1);
     return topk_select(y.permute({0, 2, 1}));
   }
+  return torch::cat({decode_boxes(h.boxes, h.feats, true), h.scores.sigmoid()}, 1);
+}
+
+torch::Tensor DetectImpl::run(const std::vector<torch::Tensor>& feats) {
+  if (end2end && use_one2one) return decode_output(branch(feats, *one2one_cv2, *one2one_cv3), true);
   TORCH_CHECK(has_one2many(), "Detect: the one-to-many branch was removed by fuse()");
-  HeadOutput h = branch(feats, *cv2, *cv3);
-  return torch::cat({decode_boxes(h.boxes, feats, true), h.scores.sigmoid()}, 1);
+  return decode_output(branch(feats, *cv2, *cv3), false);
+}
+
+torch::Tensor DetectImpl::inference_output(const DetectTrainOutput& out) {
+  if (end2end && use_one2one) {
+    TORCH_CHECK(out.one2one.has_value(), "Detect: training output lacks the one-to-one branch");
+    return decode_output(*out.one2one, true);
+  }
+  return decode_output(out.one2many, false);
 }
 
 void DetectImpl::bias_init() {

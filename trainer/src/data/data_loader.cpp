@@ -205,7 +205,7 @@ void DataLoader::stop_workers() {
   threads_.clear();
 }
 
-void DataLoader::start_epoch(int epoch) {
+void DataLoader::start_epoch(int epoch, size_t first_batch) {
   stop_workers();
   mosaic_ = mosaic_requested_;
   started_ = true;
@@ -217,7 +217,7 @@ void DataLoader::start_epoch(int epoch) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ready_.clear();
-    next_to_make_ = next_to_give_ = 0;
+    next_to_make_ = next_to_give_ = std::min(first_batch, batches_per_epoch());
     stopping_ = false;
     error_ = nullptr;
   }

@@ -90,6 +90,9 @@ class Config {
 
   // Keys whose value differs from the default, in schema order, as "key=value".
   std::vector<std::string> overrides() const;
+  // Every key with its value, in schema order, as YAML (a run's args.yaml; read back by
+  // apply_file for resume).
+  std::string to_yaml() const;
   const ConfigSchema& schema() const { return *schema_; }
 
  private:

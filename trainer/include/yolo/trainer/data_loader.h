@@ -54,8 +54,9 @@ class DataLoader {
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
 
-  // Starts producing the batches of `epoch` (stops any epoch still running).
-  void start_epoch(int epoch);
+  // Starts producing the batches of `epoch` (stops any epoch still running), from batch
+  // `first_batch` on (resuming mid-epoch gives exactly the batches not yet trained).
+  void start_epoch(int epoch, size_t first_batch = 0);
   // The next batch of the current epoch, in order; nullopt when the epoch is done.
   std::optional<Batch> next();
 

@@ -16,5 +16,6 @@ int run_synth_mode(const Config& cfg);
 
 // `export`: trace the fused model to a TorchScript checkpoint with metadata.
 int run_export_mode(const Config& cfg, const SelectedDevice& device);
+int run_val_mode(const Config& cfg, const SelectedDevice& device);
 
 }  // namespace yolo

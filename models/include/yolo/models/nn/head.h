@@ -43,6 +43,9 @@ class DetectImpl : public Layer {
   //   end-to-end:     (B, min(max_det, A), 6) = x1, y1, x2, y2, score, class; sorted by score
   torch::Tensor run(const std::vector<torch::Tensor>& feats) override;
   DetectTrainOutput forward_train(const std::vector<torch::Tensor>& feats);
+  // The inference output run() would give, from training outputs of the same input (validation
+  // during training computes the loss and the detections from one forward pass).
+  torch::Tensor inference_output(const DetectTrainOutput& out);
 
   // Sets box biases to 2.0 and class biases to log(5 / nc / (640 / stride)^2); needs strides.
   void bias_init();
@@ -73,6 +76,7 @@ class DetectImpl : public Layer {
  private:
   HeadOutput branch(const std::vector<torch::Tensor>& feats, LayerListImpl& box,
                     LayerListImpl& cls) const;
+  torch::Tensor decode_output(const HeadOutput& h, bool one2one);
   std::shared_ptr<LayerListImpl> make_box_branch(const std::vector<int64_t>& ch) const;
   std::shared_ptr<LayerListImpl> make_class_branch(const std::vector<int64_t>& ch) const;
 

@@ -1,0 +1,191 @@
+// Training end to end on a tiny synthetic set: every file a run promises, checkpoints that load,
+// an interrupted run that resumes to exactly the weights of an uninterrupted one, and settings
+// errors.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <fstream>
+#include <opencv2/imgcodecs.hpp>
+
+#include "test_files.h"
+#include "yolo/models/checkpoint.h"
+#include "yolo/synth/synthetic_data.h"
+#include "yolo/trainer/config.h"
+#include "yolo/trainer/train_checkpoint.h"
+#include "yolo/trainer/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// 16 training and 8 validation images of 2 shape classes, long side <= 96 px.
+fs::path make_dataset(const fs::path& dir) {
+  yolo::synth::SynthOptions o;
+  o.dir = dir / "shapes";
+  o.train_images = 16;
+  o.val_images = 8;
+  o.imgsz = 96;
+  o.num_classes = 2;
+  o.max_objects = 3;
+  o.min_object_size = 0.2;
+  o.threads = 1;
+  return yolo::synth::generate_synthetic_dataset(o).yaml;
+}
+
+yolo::Config tiny_run(const fs::path& data, const fs::path& project, const std::string& name,
+                      const std::string& model = "yolov8n.yaml") {
+  yolo::Config cfg;
+  cfg.apply_text_overrides({{"model", model},
+                            {"data", data.string()},
+                            {"imgsz", "64"},
+                            {"epochs", "2"},
+                            {"batch", "4"},
+                            {"workers", "1"},
+                            {"device", "cpu"},
+                            {"project", project.string()},
+                            {"name", name},
+                            {"verbose", "false"}});
+  return cfg;
+}
+
+std::vector<std::string> csv_lines(const fs::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+}  // namespace
+
+TEST(Train, TwoEpochsWriteEveryFile) {
+  yolo::testing::TempDir tmp("train_files");
+  const fs::path data = make_dataset(tmp.path);
+  yolo::Trainer trainer(tiny_run(data, tmp.path / "runs", "train"));
+  yolo::TrainResult r = trainer.train();
+  EXPECT_EQ(r.epochs_completed, 2);
+  EXPECT_FALSE(r.interrupted);
+  const fs::path dir = tmp.path / "runs" / "train";
+  EXPECT_EQ(r.save_dir, dir);
+  for (const char* f : {"args.yaml", "weights/last.pt", "weights/best.pt", "results.csv",
+                        "results.png", "labels.jpg", "train_batch0.jpg", "train_batch1.jpg",
+                        "confusion_matrix.png", "confusion_matrix_normalized.png",
+                        "BoxPR_curve.png", "BoxF1_curve.png", "BoxP_curve.png", "BoxR_curve.png",
+                        "val_batch0_labels.jpg", "val_batch0_pred.jpg"}) {
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  }
+  for (const char* img : {"results.png", "labels.jpg", "BoxPR_curve.png", "val_batch0_pred.jpg"})
+    EXPECT_FALSE(cv::imread((dir / img).string()).empty()) << img;
+
+  auto lines = csv_lines(dir / "results.csv");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("epoch,time,train/box_loss,train/cls_loss,train/dfl_loss,"
+                           "metrics/precision(B),metrics/recall(B),metrics/mAP50(B),"
+                           "metrics/mAP50-95(B),val/box_loss,val/cls_loss,val/dfl_loss,lr/pg0",
+                           0),
+            0u)
+      << lines[0];
+  EXPECT_EQ(lines[1].rfind("1,", 0), 0u);
+  EXPECT_EQ(lines[2].rfind("2,", 0), 0u);
+
+  // args.yaml holds the settings as given.
+  YAML::Node args = YAML::LoadFile((dir / "args.yaml").string());
+  EXPECT_EQ(args["epochs"].as<int>(), 2);
+  EXPECT_EQ(args["imgsz"].as<int>(), 64);
+
+  // best.pt is a deployable checkpoint with the dataset's names, and final (no optimiser).
+  auto loaded = yolo::load_torchscript((dir / "weights/best.pt").string(), torch::kCPU);
+  EXPECT_EQ(loaded.metadata.names.size(), 2u);
+  EXPECT_EQ(loaded.metadata.names.at(0), "rectangle");
+  EXPECT_EQ(loaded.metadata.imgsz, (std::vector<int64_t>{64, 64}));
+  auto y = loaded.module.forward({torch::rand({1, 3, 64, 64})}).toTensor();
+  EXPECT_EQ(y.sizes(), (std::vector<int64_t>{1, 6, 84}));
+  auto ckpt = yolo::load_training_checkpoint(dir / "weights/best.pt");
+  EXPECT_TRUE(ckpt.state.finished);
+  EXPECT_TRUE(ckpt.optimizer.empty());
+  EXPECT_TRUE(ckpt.model_weights.empty());
+
+  // A second run with the same name goes to train2.
+  yolo::Config again = tiny_run(data, tmp.path / "runs", "train");
+  again.set("epochs", YAML::Node(1));
+  again.set("plots", YAML::Node(false));
+  again.set("val", YAML::Node(false));
+  EXPECT_EQ(yolo::Trainer(again).train().save_dir, tmp.path / "runs" / "train2");
+}
+
+TEST(Train, InterruptedRunResumesToTheSameWeights) {
+  yolo::testing::TempDir tmp("train_resume");
+  const fs::path data = make_dataset(tmp.path);
+  auto quiet = [&](const std::string& name) {
+    yolo::Config c = tiny_run(data, tmp.path / "runs", name);
+    c.set("plots", YAML::Node(false));
+    return c;
+  };
+  yolo::Trainer full(quiet("full"));
+  ASSERT_EQ(full.train().epochs_completed, 2);
+
+  // Stop after the second batch of the first epoch (4 batches per epoch), then resume.
+  yolo::Trainer part(quiet("part"));
+  part.set_batch_callback([&](int64_t ni) {
+    if (ni == 1) part.request_stop();
+  });
+  yolo::TrainResult stopped = part.train();
+  EXPECT_TRUE(stopped.interrupted);
+  const fs::path last = tmp.path / "runs" / "part" / "weights" / "last.pt";
+  auto state = yolo::load_training_checkpoint(last);
+  EXPECT_EQ(state.state.epoch, -1);
+  EXPECT_EQ(state.state.batch_in_epoch, 2);
+  EXPECT_FALSE(state.optimizer.empty());
+
+  yolo::Config resume;
+  resume.apply_text_overrides({{"resume", last.string()}, {"verbose", "false"}});
+  yolo::Trainer resumed(resume);
+  yolo::TrainResult done = resumed.train();
+  EXPECT_EQ(done.epochs_completed, 2);
+  EXPECT_EQ(done.save_dir, tmp.path / "runs" / "part");
+
+  auto a = yolo::load_eager_model((tmp.path / "runs/full/weights/last.pt").string());
+  auto b = yolo::load_eager_model(last.string());
+  auto pa = a->named_parameters(), pb = b->named_parameters();
+  ASSERT_EQ(pa.size(), pb.size());
+  double max_diff = 0;
+  for (const auto& item : pa)
+    max_diff = std::max(max_diff, (item.value() - pb[item.key()]).abs().max().item<double>());
+  EXPECT_LT(max_diff, 1e-5);
+  // The results of both runs agree too.
+  auto ra = csv_lines(tmp.path / "runs/full/results.csv");
+  auto rb = csv_lines(tmp.path / "runs/part/results.csv");
+  ASSERT_EQ(ra.size(), rb.size());
+}
+
+TEST(Train, Yolo26TrainsWithTheEndToEndLoss) {
+  yolo::testing::TempDir tmp("train_e2e");
+  const fs::path data = make_dataset(tmp.path);
+  yolo::Config cfg = tiny_run(data, tmp.path / "runs", "e2e", "yolo26n.yaml");
+  cfg.set("epochs", YAML::Node(1));
+  cfg.set("plots", YAML::Node(false));
+  yolo::TrainResult r = yolo::Trainer(cfg).train();
+  EXPECT_EQ(r.epochs_completed, 1);
+  auto loaded = yolo::load_torchscript(r.best.string(), torch::kCPU);
+  EXPECT_TRUE(loaded.metadata.end2end);
+}
+
+TEST(Train, SettingsErrorsNameTheFix) {
+  yolo::testing::TempDir tmp("train_errors");
+  const fs::path data = make_dataset(tmp.path);
+  auto message = [&](std::vector<std::pair<std::string, std::string>> extra) {
+    yolo::Config cfg = tiny_run(data, tmp.path / "runs", "err");
+    cfg.apply_text_overrides(extra);
+    try {
+      yolo::Trainer t(cfg);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message({{"optimizer", "lion"}}).find("MuSGD"), std::string::npos);
+  EXPECT_NE(message({{"batch", "-1"}}).find("AutoBatch"), std::string::npos);
+  EXPECT_NE(message({{"data", (tmp.path / "missing.yaml").string()}}).find("missing.yaml"),
+            std::string::npos);
+  EXPECT_NE(message({{"resume", (tmp.path / "nope.pt").string()}}).find("nope.pt"),
+            std::string::npos);
+}

@@ -1,0 +1,62 @@
+// `yolo-trainer train`: Ultralytics' training loop (engine/trainer.py) in one class. It reads the
+// settings, the dataset and the model, then trains epoch by epoch with warm-up, gradient
+// accumulation, EMA, optional AMP, validation on the EMA, results.csv / results.png, last.pt and
+// best.pt, early stopping and resume.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "yolo/trainer/config.h"
+
+namespace yolo {
+
+struct TrainResult {
+  std::filesystem::path save_dir, last, best;
+  int epochs_completed = 0;
+  bool stopped_early = false;  // patience
+  bool interrupted = false;    // Ctrl-C / SIGTERM / request_stop()
+  double best_fitness = 0;
+  double map50 = 0, map50_95 = 0;  // final validation of best.pt (or the last epoch's)
+  double seconds = 0;
+};
+
+class Trainer {
+ public:
+  // Validates the settings (throws ConfigError / DatasetError / CheckpointError with the fix);
+  // resume=... reads the run's settings from its checkpoint first.
+  explicit Trainer(Config config);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  TrainResult train();
+
+  // Thread-safe: finish the current batch, save last.pt, return from train().
+  void request_stop() { stop_requested_ = true; }
+  // Called after every optimiser-step-sized batch with the global iteration (tests).
+  void set_batch_callback(std::function<void(int64_t iteration)> cb) { on_batch_ = std::move(cb); }
+
+  const Config& config() const { return cfg_; }
+
+ private:
+  struct State;
+  Config cfg_;
+  std::atomic<bool> stop_requested_{false};
+  std::function<void(int64_t)> on_batch_;
+  std::unique_ptr<State> s_;
+};
+
+// The checkpoint resume=... refers to: a path as given, or for resume=True the `model` setting
+// when it is a last.pt, else the most recently written runs/**/weights/last.pt. Throws ConfigError
+// when none is found.
+std::filesystem::path resolve_resume_checkpoint(const Config& cfg);
+
+// `yolo-trainer train ...` as the command runs it (signals handled, summary printed).
+int run_train_mode(const Config& cfg);
+
+}  // namespace yolo
