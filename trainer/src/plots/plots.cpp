@@ -190,7 +190,11 @@ cv::Mat plot_batch(const Batch& batch, const std::map<int, std::string>& names, 
 
 void save_plot(const std::filesystem::path& path, const cv::Mat& image) {
   std::vector<uchar> bytes;
-  if (!cv::imencode(".jpg", image, bytes, {cv::IMWRITE_JPEG_QUALITY, 90})) {
+  // Line art (curves, matrices) stays sharp as PNG; photos (batches) are smaller as JPEG.
+  const bool png = path.extension() == ".png";
+  const bool encoded = png ? cv::imencode(".png", image, bytes)
+                           : cv::imencode(".jpg", image, bytes, {cv::IMWRITE_JPEG_QUALITY, 90});
+  if (!encoded) {
     throw std::runtime_error(fmt::format("cannot encode plot '{}'", path.string()));
   }
   write_file_atomically(path, std::string(bytes.begin(), bytes.end()));

@@ -25,7 +25,8 @@ cv::Mat plot_batch(const Batch& batch, const std::map<int, std::string>& names,
 // A colour per class, stable across plots (Ultralytics' palette).
 cv::Scalar class_colour(int cls);
 
-// JPEG-encodes and writes atomically; throws std::runtime_error naming the path on failure.
+// Encodes as PNG for a ".png" path, else as JPEG (quality 90), and writes atomically; throws
+// std::runtime_error naming the path on failure.
 void save_plot(const std::filesystem::path& path, const cv::Mat& image);
 
 }  // namespace yolo
