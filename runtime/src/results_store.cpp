@@ -92,4 +92,9 @@ void ResultsStore::shutdown() {
   published_.notify_all();
 }
 
+bool ResultsStore::is_shut_down() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return shutdown_;
+}
+
 }  // namespace yolo

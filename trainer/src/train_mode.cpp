@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
+
 #include "yolo/trainer/stop_signal.h"
 #include "yolo/trainer/trainer.h"
 

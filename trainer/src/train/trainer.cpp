@@ -304,7 +304,6 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
   s.val_loader = std::make_unique<DataLoader>(val_records, val_opts);
 
   // ---- optimiser, schedule, loss, EMA ----
-  const int64_t nb = static_cast<int64_t>(s.train_loader->batches_per_epoch());
   s.schedule.epochs = s.epochs;
   s.schedule.lrf = cfg_.get_float("lrf");
   s.schedule.cosine = cfg_.get_bool("cos_lr");
@@ -534,10 +533,10 @@ TrainResult Trainer::train() {
       LossOutput loss;
       {
         AutocastScope scope(s.amp);
-        auto out = s.model->forward_train(images);
-        auto [anchors, strides] = det.anchors_for(out.one2many.feats);
-        loss = s.e2e_loss ? (*s.e2e_loss)(out, anchors, strides, batch->targets)
-                          : (*s.loss)(out.one2many, anchors, strides, batch->targets);
+        auto head = s.model->forward_train(images);
+        auto [anchors, strides] = det.anchors_for(head.one2many.feats);
+        loss = s.e2e_loss ? (*s.e2e_loss)(head, anchors, strides, batch->targets)
+                          : (*s.loss)(head.one2many, anchors, strides, batch->targets);
       }
       if (!std::isfinite(loss.total.item<double>())) {
         spdlog::warn("non-finite loss at epoch {} batch {}; skipping this batch", epoch + 1, i);

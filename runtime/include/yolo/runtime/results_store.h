@@ -41,6 +41,7 @@ class ResultsStore {
 
   // Wakes every waiting reader (service shutdown); later waits return immediately.
   void shutdown();
+  bool is_shut_down() const;
 
  private:
   struct Stream {

@@ -1,0 +1,76 @@
+// The runtime's HTTP endpoint (API reference: docs/http-api.md). Serves, under /api/v1:
+//   GET /health                                 liveness (open even when a token is set)
+//   GET /streams                                streams and their latest sequence numbers
+//   GET /streams/{id}/detections?since=&wait=   latest result, or newer ones (long-poll)
+//   GET /streams/{id}/snapshot.jpg              latest kept frame with boxes (SnapshotStore)
+//   GET /metrics                                Prometheus text (MetricsRegistry)
+//
+// Error policy: the constructor throws (bad options, address cannot be bound); once running,
+// nothing a client sends escapes the server: bad requests get 4xx, a failing handler 500, both
+// with a JSON body {"error": what is wrong, "hint": what to do, "status": code}.
+//
+// Usage (the store, snapshots and registry are fed by the producers; see their headers):
+//   yolo::HttpServerOptions options;
+//   options.port = 8080;
+//   yolo::HttpServer server(options, store, &snapshots, &registry);  // serving from here on
+//   ...                             // until server.stop() or destruction
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace yolo {
+
+class MetricsRegistry;
+class ResultsStore;
+class SnapshotStore;
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";  // address to bind; "0.0.0.0" serves every interface
+  int port = 8080;                 // TCP port 0..65535; 0 picks a free one (see port())
+  // Non-empty: every endpoint but /health requires "Authorization: Bearer <token>".
+  std::string bearer_token;
+  // Longest long-poll a client may ask for with ?wait=; longer requests are capped to it.
+  std::chrono::milliseconds max_wait{30000};
+  size_t threads = 8;  // worker threads = requests served at once (>= 1); more connections queue
+  // Long-polls waiting at the same time (< threads, so that other requests still find a worker);
+  // further ones get 503 with Retry-After.
+  size_t max_long_polls = 6;
+  size_t max_payload_bytes = 8192;  // largest request body (the API takes none); larger: 413
+  std::chrono::milliseconds read_timeout{5000};   // for a client to send its request (> 0)
+  std::chrono::milliseconds write_timeout{5000};  // for a client to take the response (> 0)
+  // An idle kept-alive connection is closed after this; it also bounds how long stop() waits for
+  // such a connection (>= 1 s).
+  std::chrono::seconds keep_alive_timeout{2};
+  size_t keep_alive_max_requests = 100;  // requests per connection before it is closed (>= 1)
+};
+
+class HttpServer {
+ public:
+  // Binds host:port and serves on a background thread. `results` must outlive the server;
+  // `snapshots` and `metrics` are optional (without them their endpoints answer 404) and must
+  // outlive it too. Throws std::invalid_argument for bad options and std::runtime_error when the
+  // address cannot be bound.
+  HttpServer(HttpServerOptions options, ResultsStore& results, SnapshotStore* snapshots = nullptr,
+             MetricsRegistry* metrics = nullptr);
+  // stop().
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Stops accepting, ends waiting long-polls promptly (they answer 503), waits for requests in
+  // flight and joins the serving thread. Idempotent and thread-safe. Leaves the ResultsStore
+  // running: it belongs to the service, which may start another server on it.
+  void stop();
+
+  int port() const;  // the bound port: the chosen one when options.port was 0
+  const std::string& host() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace yolo

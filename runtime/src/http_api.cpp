@@ -1,0 +1,245 @@
+#include "http_api.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "yolo/core/version.h"
+#include "yolo/runtime/metrics_registry.h"
+#include "yolo/runtime/results_store.h"
+#include "yolo/runtime/snapshot_store.h"
+
+namespace yolo::http {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// ResultsStore's waits wake only on a publish or on the store's shutdown, and the server must
+// not shut down a store the service owns. So long-polls wait in slices and check the server's
+// stop flag in between: this bounds how long stop() takes, at 20 cheap wake-ups per second per
+// waiting client.
+constexpr std::chrono::milliseconds kStopCheckInterval{50};
+// What a client told to retry (503) should wait, in seconds.
+constexpr int kRetryAfterSeconds = 1;
+
+// Rejects query parameters the endpoint does not know and repeated ones: a misspelt `sinse=5`
+// would otherwise silently return the latest result instead of a long-poll.
+bool check_params(const httplib::Request& req, httplib::Response& res,
+                  const std::set<std::string>& allowed) {
+  for (const auto& [key, value] : req.params) {
+    if (!allowed.count(key)) {
+      send_error(res, 400, fmt::format("unknown query parameter '{}'", key),
+                 allowed.empty() ? "this endpoint takes no query parameters"
+                                 : "use only the parameters listed in 'allowed'",
+                 {{"parameter", key}, {"allowed", allowed}});
+      return false;
+    }
+    if (req.get_param_value_count(key) > 1) {
+      send_error(res, 400, fmt::format("query parameter '{}' is given more than once", key),
+                 "give each parameter once", {{"parameter", key}});
+      return false;
+    }
+  }
+  return true;
+}
+
+// A non-negative decimal integer, digits only; nullopt (and a 400 sent) otherwise.
+std::optional<uint64_t> unsigned_param(const httplib::Request& req, httplib::Response& res,
+                                       const std::string& key, const std::string& meaning) {
+  const std::string text = req.get_param_value(key);
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    send_error(res, 400, fmt::format("{}='{}' is not a non-negative integer", key, text),
+               fmt::format("pass {} as a whole number ({})", key, meaning), {{"parameter", key}});
+    return std::nullopt;
+  }
+  return value;
+}
+
+void unknown_stream(httplib::Response& res, const std::string& id) {
+  send_error(res, 404, fmt::format("unknown stream '{}'", id),
+             fmt::format("GET {}/streams lists the streams that have results", kApiPrefix),
+             {{"stream_id", id}});
+}
+
+// Counts a waiting long-poll for as long as it lives; empty when the limit is reached.
+class LongPollSlot {
+ public:
+  LongPollSlot(std::atomic<size_t>& count, size_t limit) : count_(count) {
+    acquired_ = count_.fetch_add(1) < limit;
+    if (!acquired_) count_.fetch_sub(1);
+  }
+  ~LongPollSlot() {
+    if (acquired_) count_.fetch_sub(1);
+  }
+  LongPollSlot(const LongPollSlot&) = delete;
+  LongPollSlot& operator=(const LongPollSlot&) = delete;
+  explicit operator bool() const { return acquired_; }
+
+ private:
+  std::atomic<size_t>& count_;
+  bool acquired_ = false;
+};
+
+}  // namespace
+
+void send_json(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& error,
+                const std::string& hint, const json& extra) {
+  json body = {{"error", error}, {"hint", hint}, {"status", status}};
+  body.update(extra);
+  send_json(res, status, body);
+}
+
+Api::Api(const HttpServerOptions& options, ResultsStore& results, SnapshotStore* snapshots,
+         MetricsRegistry* metrics)
+    : options_(options), results_(results), snapshots_(snapshots), metrics_(metrics) {}
+
+void Api::health(const httplib::Request& req, httplib::Response& res) {
+  if (!check_params(req, res, {})) return;
+  const double uptime = std::chrono::duration<double>(Clock::now() - started_).count();
+  send_json(res, 200, {{"status", "ok"}, {"version", kVersion}, {"uptime_s", uptime}});
+}
+
+void Api::streams(const httplib::Request& req, httplib::Response& res) {
+  if (!check_params(req, res, {})) return;
+  json list = json::array();
+  for (const auto& id : results_.streams()) {
+    const auto latest = results_.latest(id);
+    if (!latest) continue;  // removed since streams() was read
+    list.push_back({{"stream_id", id},
+                    {"latest_seq", latest->seq},
+                    {"frame", latest->frame},
+                    {"timestamp", format_utc(latest->wall_time)},
+                    {"detections", latest->detections.size()},
+                    {"snapshot", snapshots_ != nullptr && snapshots_->has(id)}});
+  }
+  send_json(res, 200, {{"streams", list}});
+}
+
+void Api::detections(const httplib::Request& req, httplib::Response& res) {
+  const std::string id = req.matches[1];
+  if (!check_params(req, res, {"since", "wait"})) return;
+  if (req.has_param("wait") && !req.has_param("since")) {
+    send_error(res, 400, "'wait' needs 'since'",
+               "pass since=<next_since of your previous response> to wait for newer results; "
+               "without since the latest result is returned at once",
+               {{"parameter", "wait"}});
+    return;
+  }
+  const auto latest = results_.latest(id);
+  if (!latest) return unknown_stream(res, id);
+  if (!req.has_param("since")) {
+    send_json(res, 200,
+              {{"stream_id", id},
+               {"results", json::array({to_json(*latest)})},
+               {"next_since", latest->seq},
+               {"missed", 0}});
+    return;
+  }
+  const auto since = unsigned_param(req, res, "since", "a seq from an earlier response");
+  if (!since) return;
+  std::chrono::milliseconds wait{0};
+  if (req.has_param("wait")) {
+    const auto ms = unsigned_param(req, res, "wait", "milliseconds to wait for a result");
+    if (!ms) return;
+    // Compared as integers first: a huge wait would overflow the duration.
+    const auto cap = static_cast<uint64_t>(options_.max_wait.count());
+    wait = std::chrono::milliseconds(static_cast<int64_t>(std::min(*ms, cap)));
+  }
+  if (*since > latest->seq) {
+    send_error(res, 400,
+               fmt::format("since={} is ahead of stream '{}', whose latest seq is {}", *since, id,
+                           latest->seq),
+               "sequence numbers restart when the service restarts: poll once without since and "
+               "continue from its next_since",
+               {{"parameter", "since"}, {"latest_seq", latest->seq}});
+    return;
+  }
+
+  std::vector<FrameResult> got;
+  if (wait.count() > 0) {
+    LongPollSlot slot(long_polls_, options_.max_long_polls);
+    if (!slot) {
+      res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+      send_error(res, 503,
+                 fmt::format("too many long-polls waiting (limit {})", options_.max_long_polls),
+                 "retry shortly, poll without wait, or raise the server's max_long_polls");
+      return;
+    }
+    const auto deadline = Clock::now() + wait;
+    for (;;) {
+      // Rounded up: a truncated 0 ms slice would spin for the last fraction of a millisecond.
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+      got = results_.wait_since(id, *since,
+                                std::clamp(left, std::chrono::milliseconds(0), kStopCheckInterval));
+      if (!got.empty() || stopping_ || results_.is_shut_down() || Clock::now() >= deadline) {
+        break;
+      }
+    }
+    if (got.empty() && stopping_) {
+      res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+      send_error(res, 503, "the server is shutting down", "retry when the service is back");
+      return;
+    }
+  } else {
+    got = results_.wait_since(id, *since, std::chrono::milliseconds(0));
+  }
+
+  json list = json::array();
+  for (const auto& r : got) list.push_back(to_json(r));
+  // Results older than the kept history are gone; tell the client how many it missed.
+  const uint64_t missed = got.empty() ? 0 : got.front().seq - *since - 1;
+  send_json(res, 200,
+            {{"stream_id", id},
+             {"results", list},
+             {"next_since", got.empty() ? *since : got.back().seq},
+             {"missed", missed}});
+}
+
+void Api::snapshot(const httplib::Request& req, httplib::Response& res) {
+  const std::string id = req.matches[1];
+  if (!check_params(req, res, {})) return;
+  if (!snapshots_) {
+    send_error(res, 404, "snapshots are not enabled on this server",
+               "enable frame keeping (snapshots) in the service configuration");
+    return;
+  }
+  const auto bytes = snapshots_->jpeg(id);
+  if (!bytes) {
+    if (!results_.has_stream(id)) return unknown_stream(res, id);
+    send_error(res, 404, fmt::format("no frame is kept for stream '{}'", id),
+               "a snapshot appears once the stream's producer hands over a frame; retry later",
+               {{"stream_id", id}});
+    return;
+  }
+  res.status = 200;
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(reinterpret_cast<const char*>(bytes->data()), bytes->size(), "image/jpeg");
+}
+
+void Api::metrics(const httplib::Request& req, httplib::Response& res) {
+  if (!check_params(req, res, {})) return;
+  if (!metrics_) {
+    send_error(res, 404, "metrics are not enabled on this server",
+               "enable metrics in the service configuration");
+    return;
+  }
+  res.status = 200;
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(metrics_->render(), MetricsRegistry::kContentType);
+}
+
+}  // namespace yolo::http

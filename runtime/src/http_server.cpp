@@ -1,0 +1,332 @@
+// HttpServer: binding, worker threads, limits, bearer-token check, JSON for every error, and the
+// start/stop lifecycle around cpp-httplib. The endpoints themselves are in http_api.cpp.
+#include "yolo/runtime/http_server.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <regex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "http_api.h"
+#include "yolo/runtime/metrics_registry.h"
+#include "yolo/runtime/runtime_metrics.h"
+
+namespace yolo {
+namespace {
+
+using httplib::Request;
+using httplib::Response;
+using HandlerResponse = httplib::Server::HandlerResponse;
+
+struct Route {
+  std::string pattern;  // regex over the decoded path; group 1 is the stream id where present
+  void (http::Api::*handler)(const Request&, Response&);
+  std::string display;  // for error hints
+};
+
+std::vector<Route> api_routes() {
+  const std::string p = http::kApiPrefix;
+  return {{p + "/health", &http::Api::health, "GET " + p + "/health"},
+          {p + "/streams", &http::Api::streams, "GET " + p + "/streams"},
+          {p + "/streams/([^/]+)/detections", &http::Api::detections,
+           "GET " + p + "/streams/{id}/detections"},
+          {p + R"(/streams/([^/]+)/snapshot\.jpg)", &http::Api::snapshot,
+           "GET " + p + "/streams/{id}/snapshot.jpg"},
+          {p + "/metrics", &http::Api::metrics, "GET " + p + "/metrics"}};
+}
+
+void validate(const HttpServerOptions& o) {
+  const auto fail = [](const std::string& what) {
+    throw std::invalid_argument("http server: " + what);
+  };
+  if (o.host.empty()) fail("host is empty; use 127.0.0.1 (local only) or 0.0.0.0 (all)");
+  if (o.port < 0 || o.port > 65535) fail(fmt::format("port {} is not in 0..65535", o.port));
+  if (o.threads < 1) fail("threads must be >= 1");
+  if (o.max_long_polls >= o.threads) {
+    fail(
+        fmt::format("max_long_polls ({}) must be below threads ({}) so that other requests "
+                    "still find a worker",
+                    o.max_long_polls, o.threads));
+  }
+  if (o.max_wait.count() < 0) fail("max_wait must be >= 0");
+  if (o.read_timeout.count() <= 0 || o.write_timeout.count() <= 0) {
+    fail("read_timeout and write_timeout must be > 0");
+  }
+  if (o.keep_alive_timeout.count() < 1) fail("keep_alive_timeout must be >= 1 s");
+  if (o.keep_alive_max_requests < 1) fail("keep_alive_max_requests must be >= 1");
+}
+
+// Compares in time that depends only on the lengths, so a client cannot find the token byte by
+// byte from response times.
+bool same_secret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+// The token after "Bearer " (scheme case-insensitive, RFC 7235), or empty.
+std::string bearer_token(const Request& req) {
+  const std::string auth = req.get_header_value("Authorization");
+  constexpr size_t kScheme = 7;  // "Bearer "
+  if (auth.size() <= kScheme || auth[kScheme - 1] != ' ') return {};
+  std::string scheme = auth.substr(0, kScheme - 1);
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return scheme == "bearer" ? auth.substr(kScheme) : std::string();
+}
+
+// One bad request must never take the server down: anything a handler throws becomes a 500.
+httplib::Server::Handler guarded(std::function<void(const Request&, Response&)> handler) {
+  return [handler = std::move(handler)](const Request& req, Response& res) {
+    try {
+      handler(req, res);
+    } catch (const std::exception& e) {
+      spdlog::error("http: {} {} failed: {}", req.method, req.path, e.what());
+      http::send_error(res, 500, fmt::format("internal error: {}", e.what()),
+                       "the server keeps running; retry, and report the error if it repeats");
+    } catch (...) {
+      spdlog::error("http: {} {} failed with an unknown exception", req.method, req.path);
+      http::send_error(res, 500, "internal error",
+                       "the server keeps running; retry, and report the error if it repeats");
+    }
+  };
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  Impl(HttpServerOptions o, ResultsStore& results, SnapshotStore* snapshots,
+       MetricsRegistry* registry)
+      : options(std::move(o)), api(options, results, snapshots, registry), metrics(registry) {}
+
+  void configure();
+  void configure_metrics();
+  HandlerResponse check_token(const Request& req, Response& res) const;
+  void other_method(const Request& req, Response& res) const;
+  HandlerResponse error_to_json(const Request& req, Response& res) const;
+  void not_found(const Request& req, Response& res) const;
+  void bind();
+  void start();
+  void stop();
+
+  const HttpServerOptions options;  // before api, which keeps a reference
+  http::Api api;
+  MetricsRegistry* metrics;
+  MetricsRegistry::CollectorHandle metrics_collector;  // after api, which it reads
+  const std::vector<Route> routes = api_routes();
+  std::vector<std::regex> route_regexes;
+  std::vector<std::string> endpoints;  // "GET /api/v1/health", ... for hints
+  httplib::Server server;
+  int port = 0;
+  std::mutex stop_mutex;
+  std::atomic<bool> listen_returned{false};
+  std::thread thread;  // after server: joined (by stop()) before the server goes away
+};
+
+void HttpServer::Impl::configure() {
+  // httplib owns the task queue this factory returns (its API takes a raw pointer).
+  server.new_task_queue = [n = options.threads] { return new httplib::ThreadPool(n); };
+  server.set_read_timeout(options.read_timeout);
+  server.set_write_timeout(options.write_timeout);
+  server.set_keep_alive_timeout(options.keep_alive_timeout.count());
+  server.set_keep_alive_max_count(options.keep_alive_max_requests);
+  server.set_payload_max_length(options.max_payload_bytes);
+  // SO_REUSEADDR only, to rebind at once while old connections linger in TIME_WAIT. httplib's
+  // default adds SO_REUSEPORT, which lets a second server bind the same port and silently take
+  // part of the connections instead of failing.
+  server.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  configure_metrics();
+  server.set_pre_routing_handler(
+      [this](const Request& req, Response& res) { return check_token(req, res); });
+  for (const auto& r : routes) {
+    route_regexes.emplace_back(r.pattern);
+    endpoints.push_back(r.display);
+    server.Get(r.pattern, guarded([this, handler = r.handler](const Request& req, Response& res) {
+                 (api.*handler)(req, res);
+               }));
+  }
+  const auto other = guarded([this](const Request& req, Response& res) { other_method(req, res); });
+  const std::string any = ".*";
+  server.Post(any, other);
+  server.Put(any, other);
+  server.Patch(any, other);
+  server.Delete(any, other);
+  server.Options(any, other);
+  // Typed explicitly: the lambda also converts to the overload that ignores the result.
+  server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [this](const Request& req, Response& res) { return error_to_json(req, res); }));
+}
+
+// Every response is logged (debug) and, with a registry, counted by status code; the number of
+// waiting long-polls is read at each scrape.
+void HttpServer::Impl::configure_metrics() {
+  if (metrics) {
+    metrics->declare(metric_names::kHttpRequests, MetricType::kCounter,
+                     "HTTP responses by status code.", {"code"});
+    metrics->declare(metric_names::kHttpLongPolls, MetricType::kGauge,
+                     "Long-polls waiting for results now.");
+    metrics_collector = metrics->add_collector([this](MetricsRegistry& r) {
+      r.set(metric_names::kHttpLongPolls, {}, static_cast<double>(api.long_polls_waiting()));
+    });
+  }
+  server.set_logger([this](const Request& req, const Response& res) {
+    spdlog::debug("http: {} {} -> {}", req.method, req.path, res.status);
+    if (metrics) metrics->add(metric_names::kHttpRequests, {std::to_string(res.status)});
+  });
+}
+
+HandlerResponse HttpServer::Impl::check_token(const Request& req, Response& res) const {
+  // /health stays open: liveness probes (systemd, load balancers) carry no secrets, and it tells
+  // nothing but that the service is up.
+  if (options.bearer_token.empty() || req.path == std::string(http::kApiPrefix) + "/health") {
+    return HandlerResponse::Unhandled;
+  }
+  const std::string token = bearer_token(req);
+  if (token.empty()) {
+    res.set_header("WWW-Authenticate", R"(Bearer realm="yolo")");
+    http::send_error(res, 401, "missing bearer token",
+                     "send the header 'Authorization: Bearer <token>' with the token the service "
+                     "is configured with");
+    return HandlerResponse::Handled;
+  }
+  if (!same_secret(token, options.bearer_token)) {
+    res.set_header("WWW-Authenticate", R"(Bearer realm="yolo", error="invalid_token")");
+    http::send_error(res, 401, "invalid bearer token",
+                     "use the token the service is configured with");
+    return HandlerResponse::Handled;
+  }
+  return HandlerResponse::Unhandled;
+}
+
+// The API is read-only: other methods on a known path get 405 with Allow, elsewhere 404.
+void HttpServer::Impl::other_method(const Request& req, Response& res) const {
+  const bool known =
+      std::any_of(route_regexes.begin(), route_regexes.end(),
+                  [&](const std::regex& re) { return std::regex_match(req.path, re); });
+  if (!known) return not_found(req, res);
+  res.set_header("Allow", "GET, HEAD");
+  http::send_error(res, 405, fmt::format("method {} is not allowed on {}", req.method, req.path),
+                   "this API is read-only: use GET", {{"allowed_methods", {"GET", "HEAD"}}});
+}
+
+// Errors httplib answers itself (no route, malformed request, body or URI too long) get the same
+// JSON shape as ours. httplib calls this for every status >= 400, so responses that already
+// have a body (ours) are left alone.
+HandlerResponse HttpServer::Impl::error_to_json(const Request& req, Response& res) const {
+  if (!res.body.empty()) return HandlerResponse::Unhandled;
+  switch (res.status) {
+    case 404:
+      not_found(req, res);
+      break;
+    case 413:
+      http::send_error(
+          res, 413,
+          fmt::format("request body too large (limit {} bytes)", options.max_payload_bytes),
+          "the API takes no request bodies: send GET requests without one");
+      break;
+    case 414:
+      http::send_error(res, 414, "request URI too long", "shorten the path and query");
+      break;
+    case 400:
+      http::send_error(res, 400, "malformed HTTP request",
+                       "send an HTTP/1.1 request such as 'GET /api/v1/health HTTP/1.1'");
+      break;
+    default:
+      http::send_error(res, res.status, fmt::format("HTTP error {}", res.status),
+                       "see docs/http-api.md");
+  }
+  return HandlerResponse::Handled;
+}
+
+void HttpServer::Impl::not_found(const Request& req, Response& res) const {
+  const bool other_version = req.path.rfind("/api/", 0) == 0 &&
+                             req.path.rfind(std::string(http::kApiPrefix) + "/", 0) != 0;
+  http::send_error(res, 404, fmt::format("no endpoint {} {}", req.method, req.path),
+                   other_version ? fmt::format("this server speaks {} only", http::kApiPrefix)
+                                 : "use one of the endpoints listed in 'endpoints'",
+                   {{"endpoints", endpoints}});
+}
+
+void HttpServer::Impl::bind() {
+  errno = 0;
+  bool ok;
+  if (options.port == 0) {
+    port = server.bind_to_any_port(options.host);
+    ok = port > 0;
+  } else {
+    port = options.port;
+    ok = server.bind_to_port(options.host, options.port);
+  }
+  if (!ok) {
+    const std::string why = errno ? fmt::format(" ({})", std::strerror(errno)) : std::string();
+    throw std::runtime_error(fmt::format(
+        "http server: cannot listen on {}:{}{}; check the host address, choose another port, or "
+        "stop the process using it",
+        options.host, options.port, why));
+  }
+}
+
+void HttpServer::Impl::start() {
+  thread = std::thread([this] {
+    server.listen_after_bind();
+    listen_returned = true;
+  });
+  // httplib's stop() does nothing before the accept loop runs; a stop() issued earlier would be
+  // lost and the join would hang. So return only once it is running (or has failed).
+  while (!server.is_running() && !listen_returned) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  spdlog::info("http: serving {} on {}:{}{}", http::kApiPrefix, options.host, port,
+               options.bearer_token.empty() ? "" : " (bearer token required)");
+}
+
+void HttpServer::Impl::stop() {
+  std::lock_guard<std::mutex> lock(stop_mutex);
+  if (!thread.joinable()) return;
+  api.begin_stop();
+  server.stop();  // closes the listening socket; the accept loop ends...
+  thread.join();  // ...and, before it returns, waits for the workers to finish their requests
+}
+
+HttpServer::HttpServer(HttpServerOptions options, ResultsStore& results, SnapshotStore* snapshots,
+                       MetricsRegistry* metrics) {
+  validate(options);
+  impl_ = std::make_unique<Impl>(std::move(options), results, snapshots, metrics);
+  impl_->configure();
+  impl_->bind();
+  impl_->start();
+}
+
+HttpServer::~HttpServer() {
+  stop();
+}
+
+void HttpServer::stop() {
+  impl_->stop();
+}
+
+int HttpServer::port() const {
+  return impl_->port;
+}
+
+const std::string& HttpServer::host() const {
+  return impl_->options.host;
+}
+
+}  // namespace yolo

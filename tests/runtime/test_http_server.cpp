@@ -1,0 +1,542 @@
+// The HTTP endpoint through a real client on 127.0.0.1: every endpoint's status and JSON shape,
+// bearer tokens, bad input (4xx with a JSON error, server still up), long-polls (wake, time-out,
+// cap, limit, stop), snapshots as JPEG, /metrics as Prometheus text, concurrent clients.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "yolo/runtime/http_server.h"
+#include "yolo/runtime/metrics_registry.h"
+#include "yolo/runtime/results_store.h"
+#include "yolo/runtime/runtime_metrics.h"
+#include "yolo/runtime/snapshot_store.h"
+
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+
+namespace {
+
+yolo::FrameResult result(const std::string& stream, int64_t frame) {
+  yolo::FrameResult r;
+  r.stream_id = stream;
+  r.frame = frame;
+  r.width = 320;
+  r.height = 240;
+  r.detections = {{40, 30, 200, 180, 0.9f, 0, "person"}};
+  return r;
+}
+
+// Sends raw bytes on a fresh connection; returns the first complete response (headers and
+// Content-Length bytes of body), or whatever came before the server closed or 10 s passed.
+std::string raw_exchange(int port, const std::string& bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return {};
+  timeval timeout{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string reply;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    char buf[4096];
+    const std::regex length_header("\r\nContent-Length: (\\d+)\r\n", std::regex::icase);
+    for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
+      reply.append(buf, static_cast<size_t>(n));
+      const auto end = reply.find("\r\n\r\n");
+      std::smatch m;
+      if (end != std::string::npos && std::regex_search(reply, m, length_header) &&
+          reply.size() >= end + 4 + std::stoul(m[1])) {
+        break;
+      }
+    }
+  }
+  ::close(fd);
+  return reply;
+}
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  static yolo::HttpServerOptions local_options() {
+    yolo::HttpServerOptions o;
+    o.port = 0;
+    return o;
+  }
+  void start(yolo::HttpServerOptions o = local_options()) {
+    server_ = std::make_unique<yolo::HttpServer>(o, store_, &snapshots_, &registry_);
+  }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", server_->port());
+    c.set_connection_timeout(5s);
+    c.set_read_timeout(30s);
+    return c;
+  }
+  // GET path, expecting `status` and a JSON body (error bodies always carry error/hint/status).
+  json get_json(const std::string& path, int status, const httplib::Headers& headers = {}) {
+    auto res = client().Get(path, headers);
+    EXPECT_TRUE(res) << path << ": " << httplib::to_string(res.error());
+    if (!res) return {};
+    EXPECT_EQ(res->status, status) << path << ": " << res->body;
+    EXPECT_EQ(res->get_header_value("Content-Type"), "application/json") << path;
+    json j = json::parse(res->body, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << path << ": " << res->body;
+    if (status >= 400) {
+      EXPECT_TRUE(j.contains("error") && j["error"].is_string()) << res->body;
+      EXPECT_TRUE(j.contains("hint") && j["hint"].is_string()) << res->body;
+      EXPECT_EQ(j.value("status", 0), status) << res->body;
+    }
+    return j;
+  }
+
+  // Returns once the server counts `n` waiting long-polls (read from /metrics), so that tests
+  // need not guess with sleeps.
+  bool long_polls_waiting(int n) {
+    const std::string line = fmt::format("yolo_http_long_polls_waiting {}\n", n);
+    for (int i = 0; i < 1000; ++i) {
+      auto res = client().Get("/api/v1/metrics");
+      if (res && res->body.find(line) != std::string::npos) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+
+  yolo::ResultsStore store_{5, 16};
+  yolo::SnapshotStore snapshots_;
+  yolo::MetricsRegistry registry_;
+  std::unique_ptr<yolo::HttpServer> server_;  // last: stopped before what it serves goes away
+};
+
+}  // namespace
+
+// Port 0 binds a free port on 127.0.0.1 by default and /health answers.
+TEST_F(HttpServerTest, HealthOnAChosenPort) {
+  start();
+  EXPECT_GT(server_->port(), 0);
+  EXPECT_EQ(server_->host(), "127.0.0.1");
+  auto j = get_json("/api/v1/health", 200);
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_TRUE(j["version"].is_string());
+  EXPECT_GE(j["uptime_s"].get<double>(), 0.0);
+  // A second server gets another port.
+  yolo::HttpServer other(local_options(), store_);
+  EXPECT_NE(other.port(), server_->port());
+}
+
+// /streams lists every stream with its latest seq and whether a snapshot is kept.
+TEST_F(HttpServerTest, StreamsListsLatest) {
+  start();
+  EXPECT_EQ(get_json("/api/v1/streams", 200)["streams"], json::array());
+  store_.publish(result("cam1", 0));
+  store_.publish(result("cam1", 1));
+  store_.publish(result("cam2", 7));
+  snapshots_.put(result("cam2", 7), cv::Mat(240, 320, CV_8UC3, cv::Scalar::all(90)));
+  auto streams = get_json("/api/v1/streams", 200)["streams"];
+  ASSERT_EQ(streams.size(), 2u);
+  EXPECT_EQ(streams[0]["stream_id"], "cam1");
+  EXPECT_EQ(streams[0]["latest_seq"], 2);
+  EXPECT_EQ(streams[0]["frame"], 1);
+  EXPECT_EQ(streams[0]["detections"], 1);
+  EXPECT_EQ(streams[0]["snapshot"], false);
+  EXPECT_TRUE(streams[0]["timestamp"].is_string());
+  EXPECT_EQ(streams[1]["stream_id"], "cam2");
+  EXPECT_EQ(streams[1]["snapshot"], true);
+}
+
+// Without since: the latest result, exactly as to_json(FrameResult); with since: newer ones,
+// with the count of results that fell out of the history.
+TEST_F(HttpServerTest, DetectionsLatestAndSince) {
+  start();
+  for (int f = 0; f < 8; ++f) store_.publish(result("cam1", f));  // history keeps seq 4..8
+  auto j = get_json("/api/v1/streams/cam1/detections", 200);
+  EXPECT_EQ(j["stream_id"], "cam1");
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0], yolo::to_json(*store_.latest("cam1")));
+  EXPECT_EQ(j["results"][0]["detections"][0]["class_name"], "person");
+  EXPECT_EQ(j["next_since"], 8);
+  EXPECT_EQ(j["missed"], 0);
+
+  j = get_json("/api/v1/streams/cam1/detections?since=6", 200);
+  ASSERT_EQ(j["results"].size(), 2u);
+  EXPECT_EQ(j["results"][0]["seq"], 7);
+  EXPECT_EQ(j["next_since"], 8);
+  EXPECT_EQ(j["missed"], 0);
+
+  j = get_json("/api/v1/streams/cam1/detections?since=1", 200);
+  ASSERT_EQ(j["results"].size(), 5u);
+  EXPECT_EQ(j["results"][0]["seq"], 4);
+  EXPECT_EQ(j["missed"], 2);  // seq 2 and 3 are gone
+
+  j = get_json("/api/v1/streams/cam1/detections?since=8&wait=0", 200);
+  EXPECT_EQ(j["results"], json::array());
+  EXPECT_EQ(j["next_since"], 8);
+}
+
+// Bad parameters get 400 with a JSON error that names the parameter.
+TEST_F(HttpServerTest, BadParametersGive400) {
+  start();
+  store_.publish(result("cam1", 0));
+  const std::string base = "/api/v1/streams/cam1/detections";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"?since=abc", "since"},
+      {"?since=-1", "since"},
+      {"?since=", "since"},
+      {"?since=1.5", "since"},
+      {"?since=99999999999999999999", "since"},
+      {"?since=0&wait=x", "wait"},
+      {"?since=0&wait=-5", "wait"},
+      {"?wait=100", "wait"},
+      {"?sinse=1", "sinse"},
+      {"?since=1&since=2", "since"},
+      {"?since=5", "since"}};
+  for (const auto& [query, parameter] : cases) {
+    auto j = get_json(base + query, 400);
+    EXPECT_EQ(j.value("parameter", ""), parameter) << query << ": " << j.dump();
+  }
+  EXPECT_EQ(get_json(base + "?since=5", 400)["latest_seq"], 1);  // ahead of the stream
+  EXPECT_EQ(get_json("/api/v1/streams?x=1", 400)["allowed"], json::array());
+  get_json("/api/v1/health?verbose=1", 400);
+}
+
+// Unknown streams and paths give 404 JSON; other methods on known paths 405 with Allow.
+TEST_F(HttpServerTest, UnknownStreamPathAndMethod) {
+  start();
+  auto j = get_json("/api/v1/streams/nope/detections", 404);
+  EXPECT_EQ(j["stream_id"], "nope");
+  get_json("/api/v1/streams/nope/snapshot.jpg", 404);
+  j = get_json("/api/v1/nothing", 404);
+  EXPECT_FALSE(j["endpoints"].empty());
+  EXPECT_NE(get_json("/api/v2/streams", 404)["hint"].get<std::string>().find("/api/v1"),
+            std::string::npos);
+  get_json("/", 404);
+  get_json("/api/v1/streams/", 404);
+
+  auto res = client().Post("/api/v1/streams", "{}", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 405);
+  EXPECT_EQ(res->get_header_value("Allow"), "GET, HEAD");
+  EXPECT_FALSE(json::parse(res->body)["error"].get<std::string>().empty());
+  res = client().Delete("/api/v1/streams/cam1/detections");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 405);
+  res = client().Post("/elsewhere", "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  res = client().Head("/api/v1/health");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+// A long-poll returns as soon as another thread publishes, long before its wait is up.
+TEST_F(HttpServerTest, LongPollWakesOnPublish) {
+  start();
+  store_.publish(result("cam1", 0));
+  std::thread producer([&] {
+    std::this_thread::sleep_for(200ms);
+    store_.publish(result("cam1", 1));
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  auto j = get_json("/api/v1/streams/cam1/detections?since=1&wait=20000", 200);
+  const auto elapsed = std::chrono::steady_clock::now() - t0;
+  producer.join();
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["seq"], 2);
+  EXPECT_EQ(j["next_since"], 2);
+  EXPECT_LT(elapsed, 10s);
+}
+
+// Without a publish a long-poll answers 200 with no results once its wait (capped by max_wait)
+// is up.
+TEST_F(HttpServerTest, LongPollTimesOutAndWaitIsCapped) {
+  auto o = local_options();
+  o.max_wait = 300ms;
+  start(o);
+  store_.publish(result("cam1", 0));
+  auto t0 = std::chrono::steady_clock::now();
+  auto j = get_json("/api/v1/streams/cam1/detections?since=1&wait=200", 200);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 150ms);
+  EXPECT_EQ(j["results"], json::array());
+  EXPECT_EQ(j["next_since"], 1);
+  t0 = std::chrono::steady_clock::now();
+  j = get_json("/api/v1/streams/cam1/detections?since=1&wait=3600000", 200);  // capped to 300 ms
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
+  EXPECT_EQ(j["results"], json::array());
+}
+
+// stop() ends waiting long-polls promptly (503) instead of waiting out their time.
+TEST_F(HttpServerTest, StopWakesLongPolls) {
+  auto o = local_options();
+  o.max_wait = 60s;
+  start(o);
+  store_.publish(result("cam1", 0));
+  auto poll = std::async(std::launch::async, [this, c = client()]() mutable {
+    return c.Get("/api/v1/streams/cam1/detections?since=1&wait=60000");
+  });
+  ASSERT_TRUE(long_polls_waiting(1));
+  const auto t0 = std::chrono::steady_clock::now();
+  server_->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
+  server_->stop();  // idempotent
+  ASSERT_EQ(poll.wait_for(10s), std::future_status::ready);
+  auto res = poll.get();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503) << res->body;
+  EXPECT_FALSE(client().Get("/api/v1/health"));  // no longer listening
+}
+
+// An idle kept-alive connection delays stop() by at most keep_alive_timeout.
+TEST_F(HttpServerTest, StopWithAnIdleKeepAliveConnection) {
+  auto o = local_options();
+  o.keep_alive_timeout = 1s;
+  start(o);
+  auto c = client();
+  c.set_keep_alive(true);
+  auto res = c.Get("/api/v1/health");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  const auto t0 = std::chrono::steady_clock::now();
+  server_->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
+}
+
+// Long-polls beyond max_long_polls get 503 with Retry-After; other requests still get through.
+TEST_F(HttpServerTest, LongPollLimit) {
+  auto o = local_options();
+  o.threads = 4;
+  o.max_long_polls = 1;
+  start(o);
+  store_.publish(result("cam1", 0));
+  auto first = std::async(std::launch::async, [this, c = client()]() mutable {
+    return c.Get("/api/v1/streams/cam1/detections?since=1&wait=20000");
+  });
+  ASSERT_TRUE(long_polls_waiting(1));
+  auto res = client().Get("/api/v1/streams/cam1/detections?since=1&wait=20000");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503) << res->body;
+  EXPECT_EQ(res->get_header_value("Retry-After"), "1");
+  get_json("/api/v1/health", 200);
+  get_json("/api/v1/streams/cam1/detections?since=1", 200);  // no wait: no slot needed
+  store_.publish(result("cam1", 1));
+  auto got = first.get();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->status, 200);
+}
+
+// With a token: 401 with WWW-Authenticate without it or with a wrong one, 200 with it;
+// /health stays open.
+TEST_F(HttpServerTest, BearerToken) {
+  auto o = local_options();
+  o.bearer_token = "s3cret";
+  start(o);
+  store_.publish(result("cam1", 0));
+  for (const std::string path : {"/api/v1/streams", "/api/v1/metrics", "/api/v1/nothing",
+                                 "/api/v1/streams/cam1/detections"}) {
+    auto res = client().Get(path);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 401) << path;
+    EXPECT_EQ(res->get_header_value("WWW-Authenticate").rfind("Bearer", 0), 0u);
+    EXPECT_EQ(json::parse(res->body)["error"], "missing bearer token");
+  }
+  for (const std::string header :
+       {"Bearer wrong", "Bearer s3cret2", "Basic czNjcmV0", "Bearer ", "s3cret"}) {
+    auto j = get_json("/api/v1/streams", 401, {{"Authorization", header}});
+    EXPECT_FALSE(j.empty()) << header;
+  }
+  auto res = client().Get("/api/v1/streams", {{"Authorization", "Bearer wrong"}});
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->get_header_value("WWW-Authenticate").find("invalid_token"), std::string::npos);
+  get_json("/api/v1/streams", 200, {{"Authorization", "Bearer s3cret"}});
+  get_json("/api/v1/streams/cam1/detections", 200, {{"Authorization", "bearer s3cret"}});
+  get_json("/api/v1/health", 200);
+}
+
+// The snapshot is a decodable JPEG of the kept frame with the boxes drawn; 404 JSON without one.
+TEST_F(HttpServerTest, Snapshot) {
+  start();
+  store_.publish(result("cam1", 0));
+  get_json("/api/v1/streams/cam1/snapshot.jpg", 404);  // stream known, no frame kept
+  snapshots_.put(result("cam1", 0), cv::Mat(240, 320, CV_8UC3, cv::Scalar(90, 90, 90)));
+  auto res = client().Get("/api/v1/streams/cam1/snapshot.jpg");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "image/jpeg");
+  const std::vector<unsigned char> bytes(res->body.begin(), res->body.end());
+  const cv::Mat image = cv::imdecode(bytes, cv::IMREAD_COLOR);
+  ASSERT_FALSE(image.empty());
+  EXPECT_EQ(image.cols, 320);
+  EXPECT_EQ(image.rows, 240);
+  // The box's bottom edge (y = 180) is drawn in colour over the grey frame.
+  const cv::Vec3b edge = image.at<cv::Vec3b>(180, 120), inside = image.at<cv::Vec3b>(120, 120);
+  EXPECT_GT(cv::norm(cv::Vec3d(edge) - cv::Vec3d(inside)), 60.0);
+  EXPECT_LT(cv::norm(cv::Vec3d(inside) - cv::Vec3d(90, 90, 90)), 20.0);
+
+  // Without a snapshot store the endpoint says so.
+  yolo::HttpServer bare(local_options(), store_);
+  httplib::Client c("127.0.0.1", bare.port());
+  res = c.Get("/api/v1/streams/cam1/snapshot.jpg");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  EXPECT_NE(json::parse(res->body)["error"].get<std::string>().find("not enabled"),
+            std::string::npos);
+}
+
+// /metrics is Prometheus text: HELP/TYPE lines, then `name{labels} value` samples.
+TEST_F(HttpServerTest, MetricsArePrometheusText) {
+  yolo::RuntimeMetrics metrics(registry_);
+  start();
+  for (int i = 0; i < 3; ++i) metrics.frame_done("cam \"1\"", 20ms);
+  metrics.frames_dropped("cam \"1\"", 2);
+  metrics.batch_done("yolo26n", 3, 4, 15ms);
+  get_json("/api/v1/health", 200);
+  get_json("/api/v1/nothing", 404);
+  auto res = client().Get("/api/v1/metrics");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0), 0u);
+
+  const std::regex comment(R"(# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*))");
+  const std::regex sample(
+      R"re(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")re"
+      R"re((?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")*\})? (\S+))re");
+  std::map<std::string, std::string> types;
+  std::map<std::string, double> values;
+  std::istringstream lines(res->body);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, comment)) {
+      if (m[1] == "TYPE") types[m[2]] = m[3];
+      continue;
+    }
+    ASSERT_TRUE(std::regex_match(line, m, sample)) << "not a Prometheus sample: " << line;
+    // Histogram samples carry _bucket/_sum/_count after the family's name.
+    std::string family = m[1];
+    for (const std::string suffix : {"_bucket", "_sum", "_count"}) {
+      if (family.size() <= suffix.size() ||
+          family.compare(family.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        continue;
+      }
+      const std::string base = family.substr(0, family.size() - suffix.size());
+      if (types.count(base) && types[base] == "histogram") {
+        family = base;
+        break;
+      }
+    }
+    EXPECT_TRUE(types.count(family)) << "sample before its TYPE line: " << line;
+    values[std::string(m[1]) + std::string(m[2])] = std::stod(m[3]);
+  }
+  EXPECT_EQ(types["yolo_stream_frames_total"], "counter");
+  EXPECT_EQ(types["yolo_stream_latency_seconds"], "histogram");
+  EXPECT_EQ(types["yolo_stream_fps"], "gauge");
+  EXPECT_EQ(values[R"(yolo_stream_frames_total{stream="cam \"1\""})"], 3);
+  EXPECT_EQ(values[R"(yolo_stream_dropped_frames_total{stream="cam \"1\""})"], 2);
+  EXPECT_EQ(values[R"(yolo_stream_latency_seconds_count{stream="cam \"1\""})"], 3);
+  EXPECT_EQ(values[R"(yolo_stream_latency_seconds_bucket{stream="cam \"1\"",le="0.025"})"], 3);
+  EXPECT_EQ(values[R"(yolo_stream_latency_seconds_bucket{stream="cam \"1\"",le="0.01"})"], 0);
+  EXPECT_EQ(values[R"(yolo_stream_latency_seconds_bucket{stream="cam \"1\"",le="+Inf"})"], 3);
+  EXPECT_EQ(values[R"(yolo_model_batches_total{model="yolo26n"})"], 1);
+  EXPECT_EQ(values[R"(yolo_model_batch_fill_ratio_bucket{model="yolo26n",le="0.75"})"], 1);
+  // The server's own: responses by code (this scrape is counted after it is sent), long-polls.
+  EXPECT_EQ(values[R"(yolo_http_requests_total{code="200"})"], 1);
+  EXPECT_EQ(values[R"(yolo_http_requests_total{code="404"})"], 1);
+  EXPECT_EQ(values["yolo_http_long_polls_waiting"], 0);
+  EXPECT_EQ(types["yolo_http_long_polls_waiting"], "gauge");
+}
+
+// Several clients at once, while a producer publishes: every request is answered correctly.
+TEST_F(HttpServerTest, ConcurrentClients) {
+  yolo::RuntimeMetrics metrics(registry_);
+  start();
+  store_.publish(result("cam1", 0));
+  std::atomic<bool> done{false};
+  std::thread producer([&] {
+    for (int f = 1; !done; ++f) {
+      store_.publish(result("cam1", f));
+      metrics.frame_done("cam1", 5ms);
+      std::this_thread::sleep_for(2ms);
+    }
+  });
+  constexpr int kClients = 6, kRequests = 25;
+  std::atomic<int> ok{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      auto cli = client();
+      const char* paths[] = {"/api/v1/health", "/api/v1/streams", "/api/v1/metrics",
+                             "/api/v1/streams/cam1/detections",
+                             "/api/v1/streams/cam1/detections?since=1&wait=1000"};
+      for (int i = 0; i < kRequests; ++i) {
+        auto res = cli.Get(paths[(c + i) % 5]);
+        if (res && res->status == 200 && !res->body.empty()) ++ok;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  done = true;
+  producer.join();
+  EXPECT_EQ(ok, kClients * kRequests);
+}
+
+// Garbage, oversized bodies and very long paths get 4xx; the server keeps serving.
+TEST_F(HttpServerTest, BadRequestsDoNotTakeTheServerDown) {
+  auto o = local_options();
+  o.max_payload_bytes = 1024;
+  o.read_timeout = 1s;  // for the truncated request below
+  start(o);
+  const std::string garbage = raw_exchange(server_->port(), "GARBAGE\r\n\r\n");
+  EXPECT_EQ(garbage.rfind("HTTP/1.1 400", 0), 0u) << garbage;
+  EXPECT_NE(garbage.find("\"error\""), std::string::npos) << garbage;
+  raw_exchange(server_->port(), std::string("\0\xff\r\n\r\n\x01", 7));
+  raw_exchange(server_->port(), "GET /api/v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: 99");
+
+  auto res = client().Post("/api/v1/streams", std::string(4096, 'x'), "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+  EXPECT_NE(json::parse(res->body)["error"].get<std::string>().find("too large"),
+            std::string::npos);
+
+  // A long stream id: unknown stream (404); longer than httplib's URI limit: 414.
+  get_json("/api/v1/streams/" + std::string(7000, 'a') + "/detections", 404);
+  res = client().Get("/api/v1/streams/" + std::string(20000, 'a') + "/detections");
+  if (res) {  // or the server closed the connection
+    EXPECT_GE(res->status, 400);
+  }
+  // Invalid UTF-8 in a stream id comes back as valid JSON.
+  get_json("/api/v1/streams/%FF%FE/detections", 404);
+  get_json("/api/v1/health", 200);
+}
+
+// Unusable options and an address in use fail at construction with messages that say so.
+TEST_F(HttpServerTest, BadOptionsAndBindFailure) {
+  start();
+  auto o = local_options();
+  o.port = server_->port();
+  try {
+    yolo::HttpServer clash(o, store_);
+    FAIL() << "bound a port in use";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(o.port)), std::string::npos) << e.what();
+  }
+  o = local_options();
+  o.max_long_polls = o.threads;
+  EXPECT_THROW({ yolo::HttpServer s(o, store_); }, std::invalid_argument);
+  o = local_options();
+  o.port = 70000;
+  EXPECT_THROW({ yolo::HttpServer s(o, store_); }, std::invalid_argument);
+  o = local_options();
+  o.host = "192.0.2.1";  // TEST-NET-1: numeric (no DNS), not an address of this machine
+  EXPECT_THROW({ yolo::HttpServer s(o, store_); }, std::runtime_error);
+}
