@@ -66,11 +66,11 @@ TEST(Train, TwoEpochsWriteEveryFile) {
   EXPECT_FALSE(r.interrupted);
   const fs::path dir = tmp.path / "runs" / "train";
   EXPECT_EQ(r.save_dir, dir);
-  for (const char* f : {"args.yaml", "weights/last.pt", "weights/best.pt", "results.csv",
-                        "results.png", "labels.jpg", "train_batch0.jpg", "train_batch1.jpg",
-                        "confusion_matrix.png", "confusion_matrix_normalized.png",
-                        "BoxPR_curve.png", "BoxF1_curve.png", "BoxP_curve.png", "BoxR_curve.png",
-                        "val_batch0_labels.jpg", "val_batch0_pred.jpg"}) {
+  for (const char* f :
+       {"args.yaml", "weights/last.pt", "weights/best.pt", "results.csv", "results.png",
+        "labels.jpg", "train_batch0.jpg", "train_batch1.jpg", "confusion_matrix.png",
+        "confusion_matrix_normalized.png", "BoxPR_curve.png", "BoxF1_curve.png", "BoxP_curve.png",
+        "BoxR_curve.png", "val_batch0_labels.jpg", "val_batch0_pred.jpg"}) {
     EXPECT_TRUE(fs::exists(dir / f)) << f;
   }
   for (const char* img : {"results.png", "labels.jpg", "BoxPR_curve.png", "val_batch0_pred.jpg"})

@@ -15,9 +15,10 @@ int run_train_mode(const Config& cfg) {
   std::atomic<Trainer*> active{nullptr};
   std::atomic<bool> early_signal{false};
   StopSignalWatcher watcher([&](int sig) {
-    spdlog::warn("{} received: finishing the current batch and saving last.pt (press Ctrl-C "
-                 "again to quit at once)",
-                 sig == SIGINT ? "Ctrl-C" : "SIGTERM");
+    spdlog::warn(
+        "{} received: finishing the current batch and saving last.pt (press Ctrl-C "
+        "again to quit at once)",
+        sig == SIGINT ? "Ctrl-C" : "SIGTERM");
     early_signal = true;
     if (Trainer* t = active.load()) t->request_stop();
   });
@@ -31,11 +32,11 @@ int run_train_mode(const Config& cfg) {
                r.epochs_completed, r.last.string());
     return 0;
   }
-  fmt::print("Training finished: {} epochs in {:.1f} s{}; best.pt mAP50 {:.3f}, mAP50-95 {:.3f}\n"
-             "  weights: {}\n           {}\n  results: {}\n",
-             r.epochs_completed, r.seconds, r.stopped_early ? " (stopped early, patience)" : "",
-             r.map50, r.map50_95, r.best.string(), r.last.string(),
-             (r.save_dir / "results.csv").string());
+  fmt::print(
+      "Training finished: {} epochs in {:.1f} s{}; best.pt mAP50 {:.3f}, mAP50-95 {:.3f}\n"
+      "  weights: {}\n           {}\n  results: {}\n",
+      r.epochs_completed, r.seconds, r.stopped_early ? " (stopped early, patience)" : "", r.map50,
+      r.map50_95, r.best.string(), r.last.string(), (r.save_dir / "results.csv").string());
   return 0;
 }
 

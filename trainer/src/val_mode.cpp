@@ -23,9 +23,10 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   if (cfg.is_null("data")) throw ConfigError("val needs data=path/to/data.yaml");
   const std::string model_path = cfg.get_string("model");
   if (fs::path(model_path).extension() == ".yaml")
-    throw ConfigError(fmt::format("val needs trained weights, not an architecture ({}); give "
-                                  "model=runs/detect/train/weights/best.pt",
-                                  model_path));
+    throw ConfigError(
+        fmt::format("val needs trained weights, not an architecture ({}); give "
+                    "model=runs/detect/train/weights/best.pt",
+                    model_path));
   EngineOptions eopts;
   eopts.device = device.torch_string();
   eopts.half = cfg.get_bool("half") && device.is_gpu;
@@ -42,8 +43,8 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
     throw DatasetError(fmt::format("{} has no '{}' split", data.yaml_path.string(), split));
   const int nc = static_cast<int>(meta.names.size());
   if (nc != data.nc && !cfg.get_bool("single_cls"))
-    spdlog::warn("{} has {} classes but {} has {}; class ids are compared as they are",
-                 model_path, nc, data.yaml_path.string(), data.nc);
+    spdlog::warn("{} has {} classes but {} has {}; class ids are compared as they are", model_path,
+                 nc, data.yaml_path.string(), data.nc);
   DatasetScan scan = scan_dataset(list_images(it->second), data.nc,
                                   std::max(1, static_cast<int>(cfg.get_int("workers"))));
   spdlog::info("{}", scan.summary(split));
@@ -56,8 +57,8 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   // A traced TorchScript model runs at its traced size: square letterbox (Ultralytics sets
   // rect=False for non-PyTorch models) and batches of the traced batch size.
   if (meta.imgsz[0] != meta.imgsz[1])
-    throw ConfigError(fmt::format("{} was exported at {}x{}; val needs a square export",
-                                  model_path, meta.imgsz[0], meta.imgsz[1]));
+    throw ConfigError(fmt::format("{} was exported at {}x{}; val needs a square export", model_path,
+                                  meta.imgsz[0], meta.imgsz[1]));
   if (cfg.was_set("imgsz") && cfg.get_int_list("imgsz").front() != meta.imgsz[0])
     spdlog::warn("imgsz={} ignored: {} runs at its exported size {}",
                  cfg.get_int_list("imgsz").front(), model_path, meta.imgsz[0]);
@@ -103,8 +104,7 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
     return ModelBatchOutput{torch::cat(outs, 0), std::nullopt};
   };
   ValidationResult r = validator.run(loader, forward, engine.device());
-  fmt::print("{}{}", metrics::metrics_table_header() + "\n",
-             metrics::format_metrics_table(r.metrics, vo.names, true));
+  fmt::print("{}", metrics_table_rows(r.metrics, vo.names, true));
   fmt::print("{}\n", r.speed_line());
   for (const auto& f : r.files) spdlog::debug("wrote {}", f.string());
   fmt::print("Results saved to {}\n", save_dir.string());

@@ -166,8 +166,7 @@ torch::Tensor DetectImpl::topk_select(const torch::Tensor& preds) const {
 
 torch::Tensor DetectImpl::decode_output(const HeadOutput& h, bool one2one) {
   if (one2one) {
-    torch::Tensor y =
-        torch::cat({decode_boxes(h.boxes, h.feats, false), h.scores.sigmoid()}, 1);
+    torch::Tensor y = torch::cat({decode_boxes(h.boxes, h.feats, false), h.scores.sigmoid()}, 1);
     return topk_select(y.permute({0, 2, 1}));
   }
   return torch::cat({decode_boxes(h.boxes, h.feats, true), h.scores.sigmoid()}, 1);

@@ -26,7 +26,8 @@ std::vector<double> smooth_series(const std::vector<double>& y, double sigma = 3
   const int radius = static_cast<int>(4 * sigma + 0.5);
   std::vector<double> w(static_cast<size_t>(2 * radius + 1));
   double sum = 0;
-  for (int k = -radius; k <= radius; ++k) sum += w[k + radius] = std::exp(-0.5 * k * k / (sigma * sigma));
+  for (int k = -radius; k <= radius; ++k)
+    sum += w[k + radius] = std::exp(-0.5 * k * k / (sigma * sigma));
   std::vector<double> out(y.size());
   for (int i = 0; i < n; ++i) {
     double acc = 0;
@@ -57,13 +58,15 @@ void draw_panel(cv::Mat& canvas, cv::Rect area, const std::string& title,
     return plot.x + static_cast<int>(std::lround((v - xlo) / (xhi - xlo) * plot.width));
   };
   auto py = [&](double v) {
-    return plot.y + plot.height - static_cast<int>(std::lround((v - ylo) / (yhi - ylo) * plot.height));
+    return plot.y + plot.height -
+           static_cast<int>(std::lround((v - ylo) / (yhi - ylo) * plot.height));
   };
   auto xt = chart::nice_ticks(xlo, xhi, 5), yt = chart::nice_ticks(ylo, yhi, 5);
   const double xstep = xt.size() > 1 ? xt[1] - xt[0] : 1, ystep = yt.size() > 1 ? yt[1] - yt[0] : 1;
   for (double t : xt) {
     if (t < xlo || t > xhi) continue;
-    cv::line(canvas, {px(t), plot.y + plot.height}, {px(t), plot.y + plot.height + 4}, chart::kBlack);
+    cv::line(canvas, {px(t), plot.y + plot.height}, {px(t), plot.y + plot.height + 4},
+             chart::kBlack);
     chart::draw_text(canvas, chart::tick_label(t, xstep), {px(t), plot.y + plot.height + 8}, 0.38,
                      chart::kBlack, 1, chart::Align::kCentre, chart::Align::kStart);
   }

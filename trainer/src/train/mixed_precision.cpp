@@ -10,11 +10,19 @@ namespace {
 // LibTorch 2.4 replaced the CUDA-only setters with per-device ones; "cuda" covers ROCm's HIP
 // devices too.
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-bool autocast_enabled() { return at::autocast::is_autocast_enabled(at::kCUDA); }
-void set_autocast(bool on) { at::autocast::set_autocast_enabled(at::kCUDA, on); }
+bool autocast_enabled() {
+  return at::autocast::is_autocast_enabled(at::kCUDA);
+}
+void set_autocast(bool on) {
+  at::autocast::set_autocast_enabled(at::kCUDA, on);
+}
 #else
-bool autocast_enabled() { return at::autocast::is_enabled(); }
-void set_autocast(bool on) { at::autocast::set_enabled(on); }
+bool autocast_enabled() {
+  return at::autocast::is_enabled();
+}
+void set_autocast(bool on) {
+  at::autocast::set_enabled(on);
+}
 #endif
 
 }  // namespace
@@ -29,8 +37,8 @@ AutocastScope::~AutocastScope() {
   if (!previous_) at::autocast::clear_cache();  // drop the FP16 weight copies of this scope
 }
 
-GradScaler::GradScaler(bool enabled, double init_scale, double growth_factor,
-                       double backoff_factor, int growth_interval)
+GradScaler::GradScaler(bool enabled, double init_scale, double growth_factor, double backoff_factor,
+                       int growth_interval)
     : enabled_(enabled),
       scale_(init_scale),
       growth_(growth_factor),

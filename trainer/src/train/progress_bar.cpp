@@ -18,7 +18,9 @@ ProgressBar::ProgressBar(int64_t total, bool enabled)
       start_(Clock::now()),
       last_draw_(start_) {}
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+  finish();
+}
 
 std::string ProgressBar::format_duration(double seconds) {
   const auto s = static_cast<long long>(seconds < 0 ? 0 : seconds + 0.5);

@@ -33,7 +33,8 @@ std::string ResultsLog::csv() const {
   for (const auto& r : rows_) {
     std::vector<std::string> v{std::to_string(r.epoch), fmt::format("{:.6g}", r.time)};
     for (double x : r.train_loss) v.push_back(fmt::format("{:.6g}", x));
-    for (double x : {r.precision, r.recall, r.map50, r.map50_95}) v.push_back(fmt::format("{:.6g}", x));
+    for (double x : {r.precision, r.recall, r.map50, r.map50_95})
+      v.push_back(fmt::format("{:.6g}", x));
     for (double x : r.val_loss) v.push_back(fmt::format("{:.6g}", x));
     for (size_t i = 0; i < groups; ++i)
       v.push_back(fmt::format("{:.6g}", i < r.lr.size() ? r.lr[i] : 0.0));

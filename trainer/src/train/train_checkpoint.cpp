@@ -66,8 +66,8 @@ std::map<std::string, torch::Tensor> unpickle_tensor_map(const std::string& byte
   try {
     value = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
   } catch (const c10::Error& e) {
-    throw CheckpointError(fmt::format("'{}': optimiser state is corrupt ({})", source,
-                                      e.what_without_backtrace()));
+    throw CheckpointError(
+        fmt::format("'{}': optimiser state is corrupt ({})", source, e.what_without_backtrace()));
   }
   if (!value.isGenericDict())
     throw CheckpointError(fmt::format("'{}': optimiser state is not a dict", source));
@@ -118,12 +118,13 @@ TrainCheckpoint load_training_checkpoint(const fs::path& path) {
   try {
     out.state = state_from_json(json::parse(files[kTrainStateFile]));
   } catch (const json::exception& e) {
-    throw CheckpointError(fmt::format("'{}': {} is corrupt ({})", source, kTrainStateFile,
-                                      e.what()));
+    throw CheckpointError(
+        fmt::format("'{}': {} is corrupt ({})", source, kTrainStateFile, e.what()));
   }
   out.args_yaml = files[kArgsFile];
   out.model_weights = files[kTrainModelFile];
-  if (files.count(kOptimizerFile)) out.optimizer = unpickle_tensor_map(files[kOptimizerFile], source);
+  if (files.count(kOptimizerFile))
+    out.optimizer = unpickle_tensor_map(files[kOptimizerFile], source);
   return out;
 }
 

@@ -59,7 +59,8 @@ void apply_saved_args(Config& cfg, const std::string& yaml_text, const std::stri
   } catch (const YAML::Exception& e) {
     throw CheckpointError(fmt::format("'{}': its args.yaml is corrupt ({})", source, e.what()));
   }
-  if (!root.IsMap()) throw CheckpointError(fmt::format("'{}': its args.yaml is not a mapping", source));
+  if (!root.IsMap())
+    throw CheckpointError(fmt::format("'{}': its args.yaml is not a mapping", source));
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     if (!cfg.schema().find(key)) {
@@ -101,7 +102,9 @@ void set_frozen_bn_eval(DetectionModelImpl& model, const std::vector<std::string
 
 // The progress bar's memory column. LibTorch has no backend-neutral query of the caching
 // allocator (the CPU build lacks c10/cuda), so GPUs show "-" rather than a guessed number.
-std::string memory_text(const c10::Device& device) { return device.is_cuda() ? "-" : "0G"; }
+std::string memory_text(const c10::Device& device) {
+  return device.is_cuda() ? "-" : "0G";
+}
 
 }  // namespace
 
@@ -166,8 +169,9 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
 
   // ---- data ----
   if (cfg_.is_null("data"))
-    throw ConfigError("train needs data=path/to/data.yaml (run `yolo-trainer synth` for a small "
-                      "synthetic dataset)");
+    throw ConfigError(
+        "train needs data=path/to/data.yaml (run `yolo-trainer synth` for a small "
+        "synthetic dataset)");
   const std::string datasets_dir =
       cfg_.is_null("datasets_dir") ? "datasets" : cfg_.get_string("datasets_dir");
   s.data = load_dataset_config(cfg_.get_string("data"), datasets_dir);
@@ -179,10 +183,15 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
     s.names = {{0, "item"}};
   }
 
+  // ---- seeds: the same seed gives the same initial weights and batches (init_seeds) ----
+  torch::manual_seed(static_cast<uint64_t>(cfg_.get_int("seed")) + 1);
+  if (cfg_.get_bool("deterministic")) at::globalContext().setDeterministicAlgorithms(true, true);
+
   // ---- model ----
   if (cfg_.is_null("model"))
-    throw ConfigError("train needs model=..., e.g. model=yolo26n.yaml (from scratch), "
-                      "model=runs/detect/train/weights/best.pt or model=yolo11n.torchscript");
+    throw ConfigError(
+        "train needs model=..., e.g. model=yolo26n.yaml (from scratch), "
+        "model=runs/detect/train/weights/best.pt or model=yolo11n.torchscript");
   s.model = load_model_setting(cfg_.get_string("model"), s.nc);
   s.model->names = s.names;
   if (!cfg_.is_null("end2end") && !cfg_.get_bool("end2end") && s.model->detect().end2end) {
@@ -202,16 +211,18 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
   }
   s.batch = static_cast<int>(cfg_.get_int("batch"));
   if (s.batch < 1)
-    throw ConfigError(fmt::format("batch={} is not supported: give a positive batch size "
-                                  "(AutoBatch is not available)",
-                                  cfg_.get_int("batch")));
+    throw ConfigError(
+        fmt::format("batch={} is not supported: give a positive batch size "
+                    "(AutoBatch is not available)",
+                    cfg_.get_int("batch")));
   s.epochs = static_cast<int>(cfg_.get_int("epochs"));
   if (s.epochs < 1) throw ConfigError("epochs must be >= 1");
   if (cfg_.get_float("multi_scale") > 0)
     throw ConfigError("multi_scale is not supported yet; train with multi_scale=0.0");
   if (cfg_.get_bool("rect"))
-    throw ConfigError("rect=True is not supported for training (mosaic needs square batches); "
-                      "validation always uses rectangular batches");
+    throw ConfigError(
+        "rect=True is not supported for training (mosaic needs square batches); "
+        "validation always uses rectangular batches");
 
   s.frozen = frozen_prefixes(cfg_);
   for (auto& p : s.model->named_parameters()) {
@@ -248,12 +259,13 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
     DatasetScan scan = scan_dataset(list_images(it->second), s.data.nc, scan_workers);
     spdlog::info("{}", scan.summary(split));
     if (scan.images.empty())
-      throw DatasetError(fmt::format("{}: the '{}' split has no usable images",
-                                     s.data.yaml_path.string(), split));
+      throw DatasetError(
+          fmt::format("{}: the '{}' split has no usable images", s.data.yaml_path.string(), split));
     return scan.images;
   };
   s.train_records = scan_split("train");
-  std::vector<ImageRecord> val_records = scan_split(cfg_.get_string("split") == "train" ? "train" : "val");
+  std::vector<ImageRecord> val_records =
+      scan_split(cfg_.get_string("split") == "train" ? "train" : "val");
   // classes= keeps only the listed classes; single_cls maps every class to 0.
   std::set<int> keep;
   if (!cfg_.is_null("classes"))
@@ -343,14 +355,17 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
   {
     size_t counts[3] = {0, 0, 0};
     for (const auto& g : groups) {
-      if (g.name.rfind("bias", 0) == 0) counts[2] += g.params.size();
-      else if (g.name.rfind("bn", 0) == 0) counts[1] += g.params.size();
-      else counts[0] += g.params.size();
+      if (g.name.rfind("bias", 0) == 0)
+        counts[2] += g.params.size();
+      else if (g.name.rfind("bn", 0) == 0)
+        counts[1] += g.params.size();
+      else
+        counts[0] += g.params.size();
     }
-    spdlog::info("optimizer: {}(lr={}, momentum={}) with parameter groups {} weight(decay=0.0), "
-                 "{} weight(decay={}), {} bias(decay=0.0)",
-                 optimizer_name(kind), lr0, momentum, counts[1], counts[0], weight_decay,
-                 counts[2]);
+    spdlog::info(
+        "optimizer: {}(lr={}, momentum={}) with parameter groups {} weight(decay=0.0), "
+        "{} weight(decay={}), {} bias(decay=0.0)",
+        optimizer_name(kind), lr0, momentum, counts[1], counts[0], weight_decay, counts[2]);
   }
   s.optimizer = std::make_unique<Optimizer>(kind, std::move(groups));
 
@@ -370,7 +385,8 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
     BackendInfo backend = query_backend();
     std::string gpu_name;
     const int idx = s.selected.primary_index();
-    if (idx >= 0 && static_cast<size_t>(idx) < backend.gpus.size()) gpu_name = backend.gpus[idx].name;
+    if (idx >= 0 && static_cast<size_t>(idx) < backend.gpus.size())
+      gpu_name = backend.gpus[idx].name;
     auto probe = s.val_loader->make_sample(0, 0);
     auto detect = [&](bool autocast) {
       torch::NoGradGuard no_grad;
@@ -395,9 +411,12 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
     };
     AmpDecision d = check_amp(s.device.is_cuda() ? "cuda" : s.device.str(), gpu_name, detect);
     s.amp = d.enabled;
-    if (d.enabled) spdlog::info("{}", d.reason);
-    else if (s.device.is_cuda()) spdlog::warn("{}", d.reason);
-    else spdlog::info("{}", d.reason);
+    if (d.enabled)
+      spdlog::info("{}", d.reason);
+    else if (s.device.is_cuda())
+      spdlog::warn("{}", d.reason);
+    else
+      spdlog::info("{}", d.reason);
   }
   s.scaler = std::make_unique<GradScaler>(s.amp);
 
@@ -465,6 +484,7 @@ TrainResult Trainer::train() {
   vopts.nc = s.nc;
   vopts.names = s.names;
   vopts.save_dir = s.save_dir;
+  vopts.progress = cfg_.get_bool("verbose");
 
   auto validate = [&](DetectionModelImpl& m, bool with_plots) {
     ValidatorOptions o = vopts;
@@ -502,9 +522,10 @@ TrainResult Trainer::train() {
     save_training_checkpoint(path, s.ema->model(), export_opts, ckpt);
   };
 
-  spdlog::info("Image sizes {} train, {} val\nUsing {} dataloader workers\nLogging results to {}\n"
-               "Starting training for {} epochs...",
-               s.imgsz, s.imgsz, cfg_.get_int("workers"), s.save_dir.string(), s.epochs);
+  spdlog::info(
+      "Image sizes {} train, {} val\nUsing {} dataloader workers\nLogging results to {}\n"
+      "Starting training for {} epochs...",
+      s.imgsz, s.imgsz, cfg_.get_int("workers"), s.save_dir.string(), s.epochs);
   const std::string header =
       fmt::format("{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}", "Epoch", "GPU_mem", "box_loss",
                   "cls_loss", "dfl_loss", "Instances", "Size");
@@ -560,11 +581,11 @@ TrainResult Trainer::train() {
               static_cast<double>(seen_batches + 1);
       ++seen_batches;
       s.ts.iterations = ni + 1;
-      bar.update(i + 1, fmt::format("{:>11}{:>11}{:>11.4g}{:>11.4g}{:>11.4g}{:>11}{:>11}",
-                                    fmt::format("{}/{}", epoch + 1, s.epochs),
-                                    memory_text(s.device), tloss[0].item<double>(),
-                                    tloss[1].item<double>(), tloss[2].item<double>(),
-                                    batch->targets.size(0), s.imgsz));
+      bar.update(i + 1,
+                 fmt::format("{:>11}{:>11}{:>11.4g}{:>11.4g}{:>11.4g}{:>11}{:>11}",
+                             fmt::format("{}/{}", epoch + 1, s.epochs), memory_text(s.device),
+                             tloss[0].item<double>(), tloss[1].item<double>(),
+                             tloss[2].item<double>(), batch->targets.size(0), s.imgsz));
       if (plots && epoch == 0 && i < kTrainBatchPlots)
         save_plot(s.save_dir / fmt::format("train_batch{}.jpg", i), plot_batch(*batch, s.names));
       if (on_batch_) on_batch_(ni);
@@ -574,9 +595,10 @@ TrainResult Trainer::train() {
         s.ts.epoch = epoch - 1;
         s.ts.batch_in_epoch = i + 1;
         save(s.last, true);
-        spdlog::warn("Training interrupted; saved {} (resume=True continues from batch {} of "
-                     "epoch {})",
-                     s.last.string(), i + 2, epoch + 1);
+        spdlog::warn(
+            "Training interrupted; saved {} (resume=True continues from batch {} of "
+            "epoch {})",
+            s.last.string(), i + 2, epoch + 1);
         interrupted = true;
         break;
       }
@@ -590,7 +612,7 @@ TrainResult Trainer::train() {
     std::optional<ValidationResult> val;
     if (do_val || final_epoch) {
       val = validate(s.ema->model(), false);
-      std::fputs(metrics::format_metrics_table(val->metrics, s.names, false).c_str(), stderr);
+      std::fputs(metrics_table_rows(val->metrics, s.names, false).c_str(), stderr);
     }
     const double fitness = val ? val->fitness() : -tloss.sum().item<double>();
     ResultsRow row;
@@ -630,9 +652,10 @@ TrainResult Trainer::train() {
       break;
     }
     if (patience > 0 && s.ts.patience_counter >= patience && !final_epoch) {
-      spdlog::info("Stopping training early as no improvement observed in last {} epochs. Best "
-                   "results observed at epoch {}, best model saved as best.pt.",
-                   patience, s.ts.best_epoch + 1);
+      spdlog::info(
+          "Stopping training early as no improvement observed in last {} epochs. Best "
+          "results observed at epoch {}, best model saved as best.pt.",
+          patience, s.ts.best_epoch + 1);
       out.stopped_early = true;
       break;
     }
@@ -663,7 +686,7 @@ TrainResult Trainer::train() {
     save_training_checkpoint(s.best, *best_model, export_opts, ckpt);
     spdlog::info("Validating {}...", s.best.string());
     ValidationResult final_val = validate(*best_model, true);
-    std::fputs(metrics::format_metrics_table(final_val.metrics, s.names, true).c_str(), stdout);
+    std::fputs(metrics_table_rows(final_val.metrics, s.names, true).c_str(), stdout);
     std::fprintf(stdout, "%s\n", final_val.speed_line().c_str());
     out.map50 = final_val.metrics.map50;
     out.map50_95 = final_val.metrics.map50_95;
@@ -676,22 +699,24 @@ fs::path resolve_resume_checkpoint(const Config& cfg) {
   if (cfg.type_of("resume") == ValueType::kString) {
     fs::path p = cfg.get_string("resume");
     if (!fs::exists(p))
-      throw ConfigError(fmt::format("resume={}: no such file; give weights/last.pt of the run to "
-                                    "continue",
-                                    p.string()));
+      throw ConfigError(
+          fmt::format("resume={}: no such file; give weights/last.pt of the run to "
+                      "continue",
+                      p.string()));
     return p;
   }
   if (!cfg.is_null("model")) {
     fs::path m = cfg.get_string("model");
     if (m.filename() == "last.pt" && fs::exists(m)) return m;
   }
-  const fs::path root = cfg.is_null("project") ? fs::path("runs") : fs::path(cfg.get_string("project"));
+  const fs::path root =
+      cfg.is_null("project") ? fs::path("runs") : fs::path(cfg.get_string("project"));
   fs::path latest;
   fs::file_time_type latest_time{};
   std::error_code ec;
   if (fs::exists(root)) {
-    for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(root, ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (ec) break;
       if (it->path().filename() != "last.pt") continue;
       auto t = fs::last_write_time(it->path(), ec);
@@ -699,9 +724,10 @@ fs::path resolve_resume_checkpoint(const Config& cfg) {
     }
   }
   if (latest.empty())
-    throw ConfigError(fmt::format("resume=True found no runs/**/weights/last.pt under {}; give "
-                                  "resume=path/to/last.pt",
-                                  root.string()));
+    throw ConfigError(
+        fmt::format("resume=True found no runs/**/weights/last.pt under {}; give "
+                    "resume=path/to/last.pt",
+                    root.string()));
   return latest;
 }
 

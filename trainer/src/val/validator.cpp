@@ -45,11 +45,11 @@ Batch predictions_as_batch(const Batch& batch, const std::vector<torch::Tensor>&
     d = d.index({d.select(1, 4) > min_conf});
     if (d.size(0) == 0) continue;
     auto idx = torch::full({d.size(0), 1}, static_cast<double>(i), d.options());
-    auto cx = (d.select(1, 0) + d.select(1, 2)) / 2 / w, cy = (d.select(1, 1) + d.select(1, 3)) / 2 / h;
+    auto cx = (d.select(1, 0) + d.select(1, 2)) / 2 / w,
+         cy = (d.select(1, 1) + d.select(1, 3)) / 2 / h;
     auto bw = (d.select(1, 2) - d.select(1, 0)) / w, bh = (d.select(1, 3) - d.select(1, 1)) / h;
-    rows.push_back(torch::cat({idx, d.select(1, 5).unsqueeze(1),
-                               torch::stack({cx, cy, bw, bh}, 1)},
-                              1));
+    rows.push_back(
+        torch::cat({idx, d.select(1, 5).unsqueeze(1), torch::stack({cx, cy, bw, bh}, 1)}, 1));
   }
   out.targets = rows.empty() ? torch::zeros({0, 6}) : torch::cat(rows, 0);
   return out;
@@ -62,6 +62,13 @@ std::string ValidationResult::speed_line() const {
       "Speed: {:.1f}ms preprocess, {:.1f}ms inference, {:.1f}ms loss, {:.1f}ms postprocess per "
       "image",
       preprocess_ms, inference_ms, 0.0, postprocess_ms);
+}
+
+std::string metrics_table_rows(const metrics::DetectionMetrics& m,
+                               const std::map<int, std::string>& names, bool per_class) {
+  const std::string table = metrics::format_metrics_table(m, names, per_class);
+  const size_t nl = table.find('\n');
+  return nl == std::string::npos ? table : table.substr(nl + 1);
 }
 
 std::vector<metrics::Prediction> to_predictions(const torch::Tensor& dets) {
@@ -124,7 +131,8 @@ ValidationResult Validator::run(DataLoader& loader, const ValidationForward& for
     std::vector<torch::Tensor> dets = non_max_suppression(out.predictions, nms, opts_.end2end);
     result.postprocess_ms += ms_since(t1);
 
-    const int w = static_cast<int>(batch->images.size(3)), h = static_cast<int>(batch->images.size(2));
+    const int w = static_cast<int>(batch->images.size(3)),
+              h = static_cast<int>(batch->images.size(2));
     auto image_index = batch->targets.select(1, 0);
     for (size_t i = 0; i < dets.size(); ++i) {
       auto targets = batch->targets.index({image_index == static_cast<double>(i)}).slice(1, 1, 6);
@@ -138,11 +146,12 @@ ValidationResult Validator::run(DataLoader& loader, const ValidationForward& for
         auto a = src.accessor<float, 2>();
         for (int64_t k = 0; k < src.size(0); ++k) {
           auto r = [](double v) { return std::round(v * 1000) / 1000; };
-          coco.push_back({{"image_id", coco_image_id(batch->paths[i])},
-                          {"file_name", fs::path(batch->paths[i]).filename().string()},
-                          {"category_id", static_cast<int>(a[k][5])},
-                          {"bbox", {r(a[k][0]), r(a[k][1]), r(a[k][2] - a[k][0]), r(a[k][3] - a[k][1])}},
-                          {"score", std::round(a[k][4] * 1e5) / 1e5}});
+          coco.push_back(
+              {{"image_id", coco_image_id(batch->paths[i])},
+               {"file_name", fs::path(batch->paths[i]).filename().string()},
+               {"category_id", static_cast<int>(a[k][5])},
+               {"bbox", {r(a[k][0]), r(a[k][1]), r(a[k][2] - a[k][0]), r(a[k][3] - a[k][1])}},
+               {"score", std::round(a[k][4] * 1e5) / 1e5}});
         }
       }
     }

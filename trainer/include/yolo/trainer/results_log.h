@@ -11,8 +11,8 @@
 namespace yolo {
 
 struct ResultsRow {
-  int epoch = 0;     // 1-based
-  double time = 0;   // seconds since training started
+  int epoch = 0;    // 1-based
+  double time = 0;  // seconds since training started
   std::array<double, 3> train_loss{};
   double precision = 0, recall = 0, map50 = 0, map50_95 = 0;
   std::array<double, 3> val_loss{};

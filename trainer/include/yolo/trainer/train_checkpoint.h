@@ -25,19 +25,19 @@ inline constexpr const char* kOptimizerFile = "yolo/optimizer.pkl";
 inline constexpr const char* kArgsFile = "yolo/args.yaml";
 
 struct TrainState {
-  int epoch = -1;          // last completed epoch (0-based); -1 before the first
+  int epoch = -1;              // last completed epoch (0-based); -1 before the first
   int64_t batch_in_epoch = 0;  // batches of epoch + 1 already trained (interrupted mid-epoch)
   std::optional<double> best_fitness;
   int64_t ema_updates = 0;
   int64_t iterations = 0;  // global batches trained (ni)
   int64_t last_opt_step = -1;
-  std::string optimizer;   // "SGD", "AdamW", ...
+  std::string optimizer;  // "SGD", "AdamW", ...
   double scaler_scale = 65536.0;
   int scaler_tracker = 0;
   bool amp = false;
-  int patience_counter = 0;   // epochs since the best fitness
+  int patience_counter = 0;  // epochs since the best fitness
   int best_epoch = -1;
-  bool finished = false;      // training ended (final weights)
+  bool finished = false;  // training ended (final weights)
   std::string date;
 };
 

@@ -38,7 +38,7 @@ struct ValidationResult {
   std::optional<metrics::ConfusionMatrix> confusion;
   std::optional<std::array<double, 3>> loss;  // box, cls, dfl per image (training)
   double preprocess_ms = 0, inference_ms = 0, postprocess_ms = 0;  // per image
-  std::vector<std::filesystem::path> files;                       // plots and JSON written
+  std::vector<std::filesystem::path> files;                        // plots and JSON written
   double fitness() const { return metrics.fitness(); }
   std::string speed_line() const;
 };
@@ -65,6 +65,11 @@ class Validator {
  private:
   ValidatorOptions opts_;
 };
+
+// The metrics table without its header line, printed under the validation progress bar, which
+// shows the header (as Ultralytics' console output).
+std::string metrics_table_rows(const metrics::DetectionMetrics& m,
+                               const std::map<int, std::string>& names, bool per_class);
 
 // The stats of one image: detections (n, 6) and targets of that image (rows of class, cx, cy, w,
 // h normalised to the batch size (w, h)), both into the metrics' box types in input pixels.
