@@ -59,7 +59,7 @@ int run(const std::vector<std::string>& args) {
   if (cmd.mode == "info") return run_info_mode(cfg);
   if (cmd.mode == "synth") return run_synth_mode(cfg);
   // Training selects its device itself (resume may take it from the checkpoint).
-  if (cmd.mode == "train") return run_train_mode(cfg);
+  if (cmd.mode == "train") return run_train_mode(cfg, args);
 
   // Every other mode runs on a device: validate it before any work starts.
   BackendInfo backend = query_backend();

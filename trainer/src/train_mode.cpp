@@ -1,16 +1,52 @@
 // `yolo-trainer train`: builds the Trainer, turns Ctrl-C / SIGTERM into a clean stop that saves
-// last.pt, and prints where the results are.
+// last.pt, starts DDP worker processes when several devices are asked for, and prints where the
+// results are.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <thread>
 
+#include "yolo/core/device.h"
+#include "yolo/core/system_info.h"
 #include "yolo/trainer/stop_signal.h"
 #include "yolo/trainer/trainer.h"
 
 namespace yolo {
+namespace {
 
-int run_train_mode(const Config& cfg) {
+// Processes a single-machine run needs: one per GPU in device=, or world= on the CPU.
+int requested_world(const Config& cfg) {
+  const SelectedDevice d = select_device(cfg.get_string("device"));
+  const long long world = cfg.get_int("world");
+  if (world < 1) throw ConfigError("world must be >= 1");
+  if (d.is_gpu) {
+    if (world > 1 && world != d.world_size())
+      throw ConfigError(
+          fmt::format("world={} does not match the {} GPUs in device={}; on GPUs "
+                      "the device list sets the number of processes",
+                      world, d.world_size(), cfg.get_string("device")));
+    return d.world_size();
+  }
+  return static_cast<int>(world);
+}
+
+}  // namespace
+
+int run_train_mode(const Config& cfg, const std::vector<std::string>& args) {
+  const DistributedEnv dist = distributed_env_from_environment();
+  if (!dist.active()) {
+    const int world = requested_world(cfg);
+    if (world > 1) return launch_local_workers(args, world);
+  } else {
+    if (dist.rank > 0) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the run
+    // threads=0 means "all cores": shared between the workers of this machine.
+    if (cfg.get_int("threads") == 0 && !select_device(cfg.get_string("device")).is_gpu) {
+      const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      apply_thread_setting(std::max(1, cores / dist.world_size));
+    }
+  }
+
   // Before the trainer starts its loader threads, so that they inherit the blocked signals.
   std::atomic<Trainer*> active{nullptr};
   std::atomic<bool> early_signal{false};
@@ -22,11 +58,12 @@ int run_train_mode(const Config& cfg) {
     early_signal = true;
     if (Trainer* t = active.load()) t->request_stop();
   });
-  Trainer trainer(cfg);
+  Trainer trainer(cfg, dist);
   active = &trainer;
   if (early_signal) trainer.request_stop();
   TrainResult r = trainer.train();
   active = nullptr;
+  if (!dist.is_main()) return 0;
   if (r.interrupted) {
     fmt::print("Training stopped after {} epochs; continue with: yolo-trainer train resume={}\n",
                r.epochs_completed, r.last.string());

@@ -26,6 +26,10 @@ uint64_t mix(uint64_t a, uint64_t b) {
 DataLoader::DataLoader(std::vector<ImageRecord> records, LoaderOptions options)
     : records_(std::move(records)), opts_(options) {
   if (opts_.batch < 1) throw std::invalid_argument("data loader: batch must be >= 1");
+  if (opts_.world < 1 || opts_.rank < 0 || opts_.rank >= opts_.world)
+    throw std::invalid_argument("data loader: need 0 <= rank < world");
+  if (opts_.world > 1 && opts_.rect)
+    throw std::invalid_argument("data loader: rect batches are not sharded across ranks");
   if (opts_.workers < 1) opts_.workers = 1;
   if (opts_.fraction < 1.0) {
     records_.resize(
@@ -69,7 +73,8 @@ DataLoader::~DataLoader() {
 }
 
 size_t DataLoader::batches_per_epoch() const {
-  return (records_.size() + opts_.batch - 1) / opts_.batch;
+  const size_t global = static_cast<size_t>(opts_.batch) * static_cast<size_t>(opts_.world);
+  return (records_.size() + global - 1) / global;
 }
 
 std::pair<int, int> DataLoader::batch_shape(size_t k) const {
@@ -147,17 +152,23 @@ Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* t
 Batch DataLoader::make_batch(size_t k, int epoch) const {
   Batch b;
   b.index = static_cast<int64_t>(k);
-  const size_t first = k * opts_.batch, last = std::min(first + opts_.batch, order_.size());
+  // Positions in the epoch's order: this rank's slice of global batch k. Sharded loaders pad the
+  // last batch by wrapping around so that every rank runs the same number of full batches.
+  const size_t n = order_.size(), b_size = static_cast<size_t>(opts_.batch);
+  const size_t first =
+      (k * static_cast<size_t>(opts_.world) + static_cast<size_t>(opts_.rank)) * b_size;
+  const size_t last = opts_.world > 1 ? first + b_size : std::min(first + b_size, n);
   std::vector<cv::Mat> images;
   std::vector<float> targets;
-  for (size_t pos = first; pos < last; ++pos) {
+  for (size_t slot = first; slot < last; ++slot) {
+    const size_t pos = slot % n;
     const ImageRecord& r = records_[order_[pos]];
     LetterboxTransform t;
     Sample s = make_sample(pos, epoch, opts_.augment ? nullptr : &t);
     if (!opts_.augment) b.transforms.push_back(t);
     const float w = static_cast<float>(s.image.cols), h = static_cast<float>(s.image.rows);
     for (const PixelBox& box : s.boxes) {
-      targets.insert(targets.end(), {static_cast<float>(pos - first), static_cast<float>(box.cls),
+      targets.insert(targets.end(), {static_cast<float>(slot - first), static_cast<float>(box.cls),
                                      (box.x1 + box.x2) / 2 / w, (box.y1 + box.y2) / 2 / h,
                                      (box.x2 - box.x1) / w, (box.y2 - box.y1) / h});
     }

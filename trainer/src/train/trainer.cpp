@@ -110,6 +110,8 @@ std::string memory_text(const c10::Device& device) {
 
 struct Trainer::State {
   SelectedDevice selected;
+  std::unique_ptr<ProcessGroup> pg;  // data-parallel runs only
+  bool main = true;                  // rank 0 (or the only process): validates, saves, prints
   c10::Device device{torch::kCPU};
   DatasetConfig data;
   std::map<int, std::string> names;
@@ -132,8 +134,10 @@ struct Trainer::State {
   ResultsLog results;
 };
 
-Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<State>()) {
+Trainer::Trainer(Config config, DistributedEnv dist)
+    : cfg_(std::move(config)), dist_(std::move(dist)), s_(std::make_unique<State>()) {
   State& s = *s_;
+  s.main = dist_.is_main();
   // ---- resume: the run's own settings, then the few a user may change (device, workers) ----
   std::optional<TrainCheckpoint> resume;
   fs::path resume_path;
@@ -160,12 +164,24 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
 
   // ---- device ----
   s.selected = select_device(cfg_.get_string("device"));
-  if (s.selected.world_size() > 1)
-    throw ConfigError(fmt::format(
-        "device={} asks for {} GPUs: multi-GPU (DDP) training is not available in this build yet; "
-        "train on one device (device={})",
-        cfg_.get_string("device"), s.selected.world_size(), s.selected.primary_index()));
-  s.device = c10::Device(s.selected.torch_string());
+  if (dist_.active()) {
+    if (s.selected.is_gpu) {
+      const auto& ids = s.selected.gpu_indices;
+      const int local = dist_.local_rank;
+      const int index =
+          local < static_cast<int>(ids.size()) ? ids[static_cast<size_t>(local)] : local;
+      s.device = c10::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+    }
+    s.pg = std::make_unique<ProcessGroup>(dist_, s.device);
+    if (s.main) spdlog::info("DDP: {} processes, backend {}", dist_.world_size, s.pg->backend());
+  } else {
+    if (s.selected.world_size() > 1)
+      throw ConfigError(fmt::format(
+          "device={} lists {} GPUs: start multi-GPU training with `yolo-trainer train` (it starts "
+          "one worker per GPU) or torchrun-style RANK/WORLD_SIZE variables",
+          cfg_.get_string("device"), s.selected.world_size()));
+    s.device = c10::Device(s.selected.torch_string());
+  }
 
   // ---- data ----
   if (cfg_.is_null("data"))
@@ -215,6 +231,12 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
         fmt::format("batch={} is not supported: give a positive batch size "
                     "(AutoBatch is not available)",
                     cfg_.get_int("batch")));
+  const int world = dist_.active() ? dist_.world_size : 1;
+  if (s.batch % world != 0)
+    throw ConfigError(
+        fmt::format("batch={} must be a multiple of the {} DDP processes (each "
+                    "takes batch / {} images)",
+                    s.batch, world, world));
   s.epochs = static_cast<int>(cfg_.get_int("epochs"));
   if (s.epochs < 1) throw ConfigError("epochs must be >= 1");
   if (cfg_.get_float("multi_scale") > 0)
@@ -239,15 +261,17 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
   // ---- run folder ----
   if (resume) {
     s.save_dir = resume_path.parent_path().parent_path();
-  } else {
+  } else if (s.main) {
     s.save_dir = make_run_dir(cfg_.is_null("project") ? "" : cfg_.get_string("project"),
                               cfg_.is_null("name") ? "" : cfg_.get_string("name"), "train",
                               cfg_.get_bool("exist_ok"));
   }
-  fs::create_directories(s.save_dir / "weights");
-  s.last = s.save_dir / "weights" / "last.pt";
-  s.best = s.save_dir / "weights" / "best.pt";
-  write_file_atomically(s.save_dir / "args.yaml", cfg_.to_yaml());
+  if (s.main) {
+    fs::create_directories(s.save_dir / "weights");
+    s.last = s.save_dir / "weights" / "last.pt";
+    s.best = s.save_dir / "weights" / "best.pt";
+    write_file_atomically(s.save_dir / "args.yaml", cfg_.to_yaml());
+  }
 
   // ---- data loaders ----
   const int workers = std::max(1, static_cast<int>(cfg_.get_int("workers")));
@@ -284,7 +308,9 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
   }
   LoaderOptions train_opts;
   train_opts.imgsz = s.imgsz;
-  train_opts.batch = s.batch;
+  train_opts.batch = s.batch / world;  // per process; schedules use the global batch
+  train_opts.rank = dist_.active() ? dist_.rank : 0;
+  train_opts.world = world;
   train_opts.workers = workers;
   train_opts.seed = static_cast<uint64_t>(cfg_.get_int("seed"));
   train_opts.stride = stride;
@@ -307,13 +333,14 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
                    cfg_.get_float(unsupported));
   s.train_loader = std::make_unique<DataLoader>(s.train_records, train_opts);
   LoaderOptions val_opts = train_opts;
+  val_opts.rank = 0, val_opts.world = 1;  // rank 0 validates alone
   val_opts.augment = false;
   val_opts.shuffle = false;
   val_opts.rect = true;
-  val_opts.batch = s.batch * 2;
+  val_opts.batch = train_opts.batch * 2;
   val_opts.workers = std::min(workers * 2, 8);
   val_opts.fraction = 1.0;
-  s.val_loader = std::make_unique<DataLoader>(val_records, val_opts);
+  if (s.main) s.val_loader = std::make_unique<DataLoader>(val_records, val_opts);
 
   // ---- optimiser, schedule, loss, EMA ----
   s.schedule.epochs = s.epochs;
@@ -379,7 +406,7 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
 
   // ---- AMP ----
   const bool want_amp = cfg_.get_bool("amp");
-  if (!want_amp) {
+  if (!want_amp || !s.main) {
     s.amp = false;
   } else {
     BackendInfo backend = query_backend();
@@ -418,6 +445,7 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
     else
       spdlog::info("{}", d.reason);
   }
+  if (s.pg) s.amp = s.pg->any(s.amp);  // rank 0's decision holds for every rank
   s.scaler = std::make_unique<GradScaler>(s.amp);
 
   // ---- resume state ----
@@ -444,6 +472,15 @@ Trainer::Trainer(Config config) : cfg_(std::move(config)), s_(std::make_unique<S
   }
   s.ts.optimizer = optimizer_name(s.optimizer->kind());
   s.ts.amp = s.amp;
+  if (s.pg) {
+    // Every rank starts from rank 0's weights (seeds already agree; this makes it certain).
+    std::vector<torch::Tensor> state;
+    for (auto& p : s.model->parameters()) state.push_back(p.data());
+    for (auto& b : s.model->buffers()) state.push_back(b);
+    for (auto& p : s.ema->model().parameters()) state.push_back(p.data());
+    for (auto& b : s.ema->model().buffers()) state.push_back(b);
+    s.pg->broadcast(state, 0);
+  }
 }
 
 Trainer::~Trainer() = default;
@@ -455,7 +492,8 @@ TrainResult Trainer::train() {
   out.last = s.last;
   out.best = s.best;
   const auto t_start = Clock::now();
-  const bool plots = cfg_.get_bool("plots");
+  const bool plots = cfg_.get_bool("plots") && s.main;  // files are rank 0's job
+  const int world = s.pg ? s.pg->world_size() : 1;
   const bool do_val = cfg_.get_bool("val");
   const int patience = static_cast<int>(cfg_.get_int("patience"));
   const int close_mosaic = static_cast<int>(cfg_.get_int("close_mosaic"));
@@ -541,8 +579,8 @@ TrainResult Trainer::train() {
     set_frozen_bn_eval(*s.model, s.frozen);
     const int64_t first_batch = epoch == s.start_epoch ? s.start_batch : 0;
     s.train_loader->start_epoch(epoch, static_cast<size_t>(first_batch));
-    std::fprintf(stderr, "\n%s\n", header.c_str());
-    ProgressBar bar(nb, cfg_.get_bool("verbose"));
+    if (s.main) std::fprintf(stderr, "\n%s\n", header.c_str());
+    ProgressBar bar(nb, cfg_.get_bool("verbose") && s.main);
     torch::Tensor tloss = torch::zeros({3}, torch::kDouble);
     int64_t seen_batches = 0;
     s.optimizer->zero_grad();
@@ -564,9 +602,12 @@ TrainResult Trainer::train() {
         s.optimizer->zero_grad();
         continue;
       }
-      s.scaler->scale(loss.total).backward();
+      // Under DDP the gradients are averaged over the ranks; scaling each rank's loss by the
+      // world size keeps the step equal to one process on the whole global batch (Ultralytics).
+      s.scaler->scale(world > 1 ? loss.total * static_cast<double>(world) : loss.total).backward();
       if (ni - s.ts.last_opt_step >= accumulate) {
         std::vector<torch::Tensor> params = s.model->parameters();
+        if (s.pg) s.pg->average_gradients(params);
         const bool finite = s.scaler->unscale(params);
         if (finite) {
           torch::nn::utils::clip_grad_norm_(params, kMaxGradNorm);
@@ -589,16 +630,18 @@ TrainResult Trainer::train() {
       if (plots && epoch == 0 && i < kTrainBatchPlots)
         save_plot(s.save_dir / fmt::format("train_batch{}.jpg", i), plot_batch(*batch, s.names));
       if (on_batch_) on_batch_(ni);
-      if (stop_requested_) {
+      const bool stop_now = s.pg ? s.pg->any(stop_requested_) : stop_requested_.load();
+      if (stop_now) {
         // Save mid-epoch: resume continues with the next batch of this epoch.
         bar.finish("  (interrupted)");
         s.ts.epoch = epoch - 1;
         s.ts.batch_in_epoch = i + 1;
-        save(s.last, true);
-        spdlog::warn(
-            "Training interrupted; saved {} (resume=True continues from batch {} of "
-            "epoch {})",
-            s.last.string(), i + 2, epoch + 1);
+        if (s.main) save(s.last, true);
+        if (s.main)
+          spdlog::warn(
+              "Training interrupted; saved {} (resume=True continues from batch {} of "
+              "epoch {})",
+              s.last.string(), i + 2, epoch + 1);
         interrupted = true;
         break;
       }
@@ -607,68 +650,80 @@ TrainResult Trainer::train() {
     bar.finish();
     if (s.e2e_loss) s.e2e_loss->update();
 
-    // ---- validation, results, checkpoints ----
+    // ---- validation, results, checkpoints (rank 0), then every rank's decision ----
     const bool final_epoch = epoch + 1 == s.epochs;
-    std::optional<ValidationResult> val;
-    if (do_val || final_epoch) {
-      val = validate(s.ema->model(), false);
-      std::fputs(metrics_table_rows(val->metrics, s.names, false).c_str(), stderr);
-    }
-    const double fitness = val ? val->fitness() : -tloss.sum().item<double>();
-    ResultsRow row;
-    row.epoch = epoch + 1;
-    row.time = std::chrono::duration<double>(Clock::now() - t_start).count();
-    for (int k = 0; k < 3; ++k) row.train_loss[k] = tloss[k].item<double>();
-    if (val) {
-      row.precision = val->metrics.mp, row.recall = val->metrics.mr;
-      row.map50 = val->metrics.map50, row.map50_95 = val->metrics.map50_95;
-      if (val->loss) row.val_loss = *val->loss;
-    }
-    for (const auto& g : s.optimizer->groups()) row.lr.push_back(g.lr);
-    s.results.append(row);
-    s.results.write_csv(s.save_dir / "results.csv");
-    if (plots) s.results.plot(s.save_dir / "results.png");
+    bool stop_interrupt = stop_requested_, stop_patience = false, stop_time = false;
+    if (s.main) {
+      std::optional<ValidationResult> val;
+      if (do_val || final_epoch) {
+        val = validate(s.ema->model(), false);
+        std::fputs(metrics_table_rows(val->metrics, s.names, false).c_str(), stderr);
+      }
+      const double fitness = val ? val->fitness() : -tloss.sum().item<double>();
+      ResultsRow row;
+      row.epoch = epoch + 1;
+      row.time = std::chrono::duration<double>(Clock::now() - t_start).count();
+      for (int k = 0; k < 3; ++k) row.train_loss[k] = tloss[k].item<double>();
+      if (val) {
+        row.precision = val->metrics.mp, row.recall = val->metrics.mr;
+        row.map50 = val->metrics.map50, row.map50_95 = val->metrics.map50_95;
+        if (val->loss) row.val_loss = *val->loss;
+      }
+      for (const auto& g : s.optimizer->groups()) row.lr.push_back(g.lr);
+      s.results.append(row);
+      s.results.write_csv(s.save_dir / "results.csv");
+      if (plots) s.results.plot(s.save_dir / "results.png");
 
-    s.ts.epoch = epoch;
-    s.ts.batch_in_epoch = 0;
-    bool improved = !s.ts.best_fitness || fitness >= *s.ts.best_fitness;
-    if (improved) {
-      s.ts.best_fitness = fitness;
-      s.ts.best_epoch = epoch;
-      s.ts.patience_counter = 0;
-    } else {
-      ++s.ts.patience_counter;
+      s.ts.epoch = epoch;
+      s.ts.batch_in_epoch = 0;
+      const bool improved = !s.ts.best_fitness || fitness >= *s.ts.best_fitness;
+      if (improved) {
+        s.ts.best_fitness = fitness;
+        s.ts.best_epoch = epoch;
+        s.ts.patience_counter = 0;
+      } else {
+        ++s.ts.patience_counter;
+      }
+      save(s.last, true);
+      if (improved) fs::copy_file(s.last, s.best, fs::copy_options::overwrite_existing);
+      if (save_period > 0 && (epoch + 1) % save_period == 0)
+        fs::copy_file(s.last, s.save_dir / "weights" / fmt::format("epoch{}.pt", epoch + 1),
+                      fs::copy_options::overwrite_existing);
+      stop_patience = patience > 0 && s.ts.patience_counter >= patience && !final_epoch;
+      stop_time =
+          time_limit_h > 0 &&
+          std::chrono::duration<double>(Clock::now() - t_start).count() > time_limit_h * 3600;
     }
-    save(s.last, true);
-    if (improved) fs::copy_file(s.last, s.best, fs::copy_options::overwrite_existing);
-    if (save_period > 0 && (epoch + 1) % save_period == 0)
-      fs::copy_file(s.last, s.save_dir / "weights" / fmt::format("epoch{}.pt", epoch + 1),
-                    fs::copy_options::overwrite_existing);
+    if (s.pg) {  // rank 0 decided; the others wait here while it validates and saves
+      stop_interrupt = s.pg->any(stop_interrupt);
+      stop_patience = s.pg->any(stop_patience);
+      stop_time = s.pg->any(stop_time);
+    }
     out.epochs_completed = epoch + 1;
-
-    if (stop_requested_) {
+    if (stop_interrupt) {
       interrupted = true;
-      spdlog::warn("Training interrupted after epoch {}; resume=True continues", epoch + 1);
+      if (s.main)
+        spdlog::warn("Training interrupted after epoch {}; resume=True continues", epoch + 1);
       break;
     }
-    if (patience > 0 && s.ts.patience_counter >= patience && !final_epoch) {
-      spdlog::info(
-          "Stopping training early as no improvement observed in last {} epochs. Best "
-          "results observed at epoch {}, best model saved as best.pt.",
-          patience, s.ts.best_epoch + 1);
+    if (stop_patience) {
+      if (s.main)
+        spdlog::info(
+            "Stopping training early as no improvement observed in last {} epochs. Best "
+            "results observed at epoch {}, best model saved as best.pt.",
+            patience, s.ts.best_epoch + 1);
       out.stopped_early = true;
       break;
     }
-    if (time_limit_h > 0 &&
-        std::chrono::duration<double>(Clock::now() - t_start).count() > time_limit_h * 3600) {
-      spdlog::info("Stopping: time={} hours reached", time_limit_h);
+    if (stop_time) {
+      if (s.main) spdlog::info("Stopping: time={} hours reached", time_limit_h);
       break;
     }
   }
   out.interrupted = interrupted;
   out.seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
   out.best_fitness = s.ts.best_fitness.value_or(0);
-  if (interrupted) return out;
+  if (interrupted || !s.main) return out;
 
   // ---- final: strip optimiser state, validate best.pt with plots ----
   spdlog::info("{} epochs completed in {:.3f} hours.", out.epochs_completed, out.seconds / 3600);

@@ -36,6 +36,9 @@ struct LoaderOptions {
   bool pin_memory = false;  // page-locked batch tensors (GPU training)
   int prefetch = 2;         // batches ready ahead of the consumer, per worker
   AugmentParams hyp;        // augmentation strengths
+  // Data-parallel training: this process takes slice `rank` of every global batch of
+  // batch * world images (as DistributedSampler, padded by wrapping to equal batch counts).
+  int rank = 0, world = 1;
 };
 
 struct Batch {

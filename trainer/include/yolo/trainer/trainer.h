@@ -12,6 +12,7 @@
 #include <string>
 
 #include "yolo/trainer/config.h"
+#include "yolo/trainer/distributed.h"
 
 namespace yolo {
 
@@ -29,7 +30,8 @@ class Trainer {
  public:
   // Validates the settings (throws ConfigError / DatasetError / CheckpointError with the fix);
   // resume=... reads the run's settings from its checkpoint first.
-  explicit Trainer(Config config);
+  // `dist`: this process's place in a data-parallel run (inactive by default: one process).
+  explicit Trainer(Config config, DistributedEnv dist = {});
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
@@ -46,6 +48,7 @@ class Trainer {
  private:
   struct State;
   Config cfg_;
+  DistributedEnv dist_;
   std::atomic<bool> stop_requested_{false};
   std::function<void(int64_t)> on_batch_;
   std::unique_ptr<State> s_;
@@ -56,7 +59,8 @@ class Trainer {
 // when none is found.
 std::filesystem::path resolve_resume_checkpoint(const Config& cfg);
 
-// `yolo-trainer train ...` as the command runs it (signals handled, summary printed).
-int run_train_mode(const Config& cfg);
+// `yolo-trainer train ...` as the command runs it (signals handled, summary printed). `args` is
+// the command line after the program name: multi-process runs start workers with it.
+int run_train_mode(const Config& cfg, const std::vector<std::string>& args);
 
 }  // namespace yolo
