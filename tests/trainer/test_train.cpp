@@ -7,10 +7,14 @@
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
 
+#include <nlohmann/json.hpp>
 #include "test_files.h"
+
+#include "yolo/core/device.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/synth/synthetic_data.h"
 #include "yolo/trainer/config.h"
+#include "yolo/trainer/modes.h"
 #include "yolo/trainer/train_checkpoint.h"
 #include "yolo/trainer/trainer.h"
 
@@ -188,4 +192,47 @@ TEST(Train, SettingsErrorsNameTheFix) {
             std::string::npos);
   EXPECT_NE(message({{"resume", (tmp.path / "nope.pt").string()}}).find("nope.pt"),
             std::string::npos);
+}
+
+TEST(Val, ValidatesACheckpointThroughTheRuntimeAndWritesEveryFile) {
+  yolo::testing::TempDir tmp("val_mode");
+  const fs::path data = make_dataset(tmp.path);
+  yolo::Config train = tiny_run(data, tmp.path / "runs", "train");
+  train.set("epochs", YAML::Node(1));
+  train.set("plots", YAML::Node(false));
+  const fs::path best = yolo::Trainer(train).train().best;
+
+  yolo::Config val;
+  val.apply_text_overrides({{"model", best.string()},
+                            {"data", data.string()},
+                            {"device", "cpu"},
+                            {"batch", "4"},
+                            {"workers", "1"},
+                            {"save_json", "true"},
+                            {"project", (tmp.path / "runs").string()},
+                            {"name", "val"},
+                            {"verbose", "false"}});
+  testing::internal::CaptureStdout();
+  const int rc = yolo::run_val_mode(val, yolo::select_device("cpu"));
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 0);
+  EXPECT_NE(out.find("all"), std::string::npos) << out;
+  EXPECT_NE(out.find("rectangle"), std::string::npos) << out;
+  EXPECT_NE(out.find("Speed:"), std::string::npos) << out;
+  const fs::path dir = tmp.path / "runs" / "val";
+  for (const char* f : {"confusion_matrix.png", "confusion_matrix_normalized.png",
+                        "BoxPR_curve.png", "BoxF1_curve.png", "BoxP_curve.png", "BoxR_curve.png",
+                        "val_batch0_labels.jpg", "val_batch0_pred.jpg"}) {
+    EXPECT_FALSE(cv::imread((dir / f).string()).empty()) << f;
+  }
+  // COCO-format detections: a list of {image_id, category_id, bbox [x, y, w, h], score}.
+  auto json = nlohmann::json::parse(yolo::testing::read_file(dir / "predictions.json"));
+  ASSERT_TRUE(json.is_array());
+  ASSERT_FALSE(json.empty());  // conf 0.001: an untrained model still yields candidates
+  for (const auto& d : json) {
+    EXPECT_TRUE(d.contains("image_id"));
+    EXPECT_EQ(d["bbox"].size(), 4u);
+    EXPECT_GE(d["score"].get<double>(), 0.001);
+    EXPECT_LT(d["category_id"].get<int>(), 2);
+  }
 }
