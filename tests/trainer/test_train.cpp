@@ -161,16 +161,20 @@ TEST(Train, InterruptedRunResumesToTheSameWeights) {
   ASSERT_EQ(ra.size(), rb.size());
 }
 
-TEST(Train, Yolo26TrainsWithTheEndToEndLoss) {
+TEST(Train, Yolo26TrainsWithTheEndToEndLossAndMuSGD) {
   yolo::testing::TempDir tmp("train_e2e");
   const fs::path data = make_dataset(tmp.path);
   yolo::Config cfg = tiny_run(data, tmp.path / "runs", "e2e", "yolo26n.yaml");
   cfg.set("epochs", YAML::Node(1));
   cfg.set("plots", YAML::Node(false));
+  cfg.set("optimizer", YAML::Node("MuSGD"));
   yolo::TrainResult r = yolo::Trainer(cfg).train();
   EXPECT_EQ(r.epochs_completed, 1);
   auto loaded = yolo::load_torchscript(r.best.string(), torch::kCPU);
   EXPECT_TRUE(loaded.metadata.end2end);
+  auto lines = csv_lines(r.save_dir / "results.csv");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("lr/pg7"), std::string::npos) << "MuSGD has 8 parameter groups";
 }
 
 TEST(Train, SettingsErrorsNameTheFix) {

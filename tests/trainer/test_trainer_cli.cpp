@@ -1,6 +1,10 @@
 // yolo-trainer as a user runs it: exit codes and the messages the Foundation issue promises.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <array>
 #include <cstdio>
@@ -167,4 +171,43 @@ TEST(TrainerCli, SynthWritesAUsableDataset) {
   EXPECT_EQ(n, 8u);
   r = run_trainer("synth dir=" + dir.string() + " nc=12");
   EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+// Ctrl-C (SIGINT) during training: the current batch finishes, last.pt is saved, exit 0, and the
+// message says how to resume.
+TEST(TrainerCli, SigintSavesLastPtAndExitsCleanly) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("yolo_cli_sigint_" + std::to_string(static_cast<long>(::getpid())));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Result synth = run_trainer("synth dir=data images=16 imgsz=96 nc=2", dir.string());
+  ASSERT_EQ(synth.exit_code, 0) << synth.output;
+  // Start training as our child, send SIGINT once the first epoch is under way.
+  const std::string log = (dir / "train.log").string();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (::chdir(dir.c_str()) != 0) std::_Exit(126);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execl(YOLO_TRAINER_BIN, YOLO_TRAINER_BIN, "train", "model=yolov8n.yaml",
+            "data=data/data.yaml", "imgsz=64", "epochs=50", "batch=2", "workers=1", "device=cpu",
+            "plots=False", static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  // Wait (up to 120 s) until the first epoch has written last.pt, then interrupt.
+  const auto last = dir / "runs/detect/train/weights/last.pt";
+  for (int i = 0; i < 1200 && !std::filesystem::exists(last); ++i) ::usleep(100 * 1000);
+  ASSERT_TRUE(std::filesystem::exists(last));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::ifstream in(log);
+  const std::string output((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(output.find("saving last.pt"), std::string::npos) << output;
+  EXPECT_NE(output.find("resume="), std::string::npos) << output;
+  EXPECT_NE(output.find("Training stopped after"), std::string::npos) << output;
+  std::filesystem::remove_all(dir);
 }

@@ -43,7 +43,7 @@ std::vector<double> smooth_series(const std::vector<double>& y, double sigma = 3
 
 void draw_panel(cv::Mat& canvas, cv::Rect area, const std::string& title,
                 const std::vector<double>& x, const std::vector<double>& y) {
-  const cv::Rect plot(area.x + 58, area.y + 34, area.width - 76, area.height - 72);
+  const cv::Rect plot(area.x + 70, area.y + 34, area.width - 88, area.height - 72);
   chart::draw_text(canvas, title, {area.x + area.width / 2, area.y + 22}, 0.5, chart::kBlack, 1,
                    chart::Align::kCentre, chart::Align::kEnd);
   cv::rectangle(canvas, plot, chart::kBlack, 1);

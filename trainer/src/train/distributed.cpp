@@ -1,5 +1,7 @@
 #include "yolo/trainer/distributed.h"
 
+#include "yolo/trainer/stop_signal.h"
+
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
@@ -16,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -166,17 +169,23 @@ int free_local_port() {
 
 int launch_local_workers(const std::vector<std::string>& args, int world) {
   const int port = free_local_port();
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &stop, &previous);
-
   std::vector<pid_t> children;
+  std::vector<std::atomic<bool>> done(static_cast<size_t>(world));
+  for (auto& d : done) d = false;
+  std::mutex children_mutex;
+  // Every Ctrl-C / SIGTERM goes to the workers, which stop cleanly (or at once on a second one).
+  StopSignalWatcher watcher(
+      [&](int sig) {
+        std::lock_guard<std::mutex> lock(children_mutex);
+        for (size_t i = 0; i < children.size(); ++i)
+          if (!done[i]) ::kill(children[i], sig);
+      },
+      /*exit_on_second=*/false);
+
   for (int rank = 0; rank < world; ++rank) {
     const pid_t pid = ::fork();
     if (pid < 0) {
+      std::lock_guard<std::mutex> lock(children_mutex);
       for (pid_t c : children) ::kill(c, SIGTERM);
       throw std::runtime_error(
           fmt::format("cannot start worker {}: {}", rank, std::strerror(errno)));
@@ -185,7 +194,6 @@ int launch_local_workers(const std::vector<std::string>& args, int world) {
       // Own process group: a terminal's Ctrl-C reaches the launcher only, which forwards it
       // once (a worker treats a second signal as "quit now").
       ::setpgid(0, 0);
-      pthread_sigmask(SIG_SETMASK, &previous, nullptr);
       ::setenv("RANK", std::to_string(rank).c_str(), 1);
       ::setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
       ::setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
@@ -199,20 +207,16 @@ int launch_local_workers(const std::vector<std::string>& args, int world) {
       ::execv("/proc/self/exe", argv.data());
       std::_Exit(127);
     }
+    std::lock_guard<std::mutex> lock(children_mutex);
     children.push_back(pid);
   }
   spdlog::info("DDP: started {} worker processes (rendezvous 127.0.0.1:{})", world, port);
 
   int first_failure = 0;
   size_t running = children.size();
-  std::vector<bool> done(children.size(), false);
   auto deadline_kill = std::chrono::steady_clock::time_point::max();
   while (running > 0) {
-    const timespec timeout{0, 200 * 1000 * 1000};
-    const int sig = sigtimedwait(&stop, nullptr, &timeout);
-    if (sig > 0)
-      for (size_t i = 0; i < children.size(); ++i)
-        if (!done[i]) ::kill(children[i], sig);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     for (size_t i = 0; i < children.size(); ++i) {
       if (done[i]) continue;
       int status = 0;
@@ -234,7 +238,6 @@ int launch_local_workers(const std::vector<std::string>& args, int world) {
       deadline_kill = std::chrono::steady_clock::time_point::max();
     }
   }
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   return first_failure;
 }
 

@@ -1,47 +1,76 @@
 #include "yolo/trainer/stop_signal.h"
 
-#include <pthread.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
-#include <ctime>
+#include <stdexcept>
 
 namespace yolo {
 namespace {
 
-sigset_t stop_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  return set;
+// The write end of the active watcher's pipe. The one process-wide variable here: a signal
+// handler receives no context, so this is the only way for it to reach the watcher.
+std::atomic<int> g_signal_pipe{-1};
+struct sigaction g_previous_int, g_previous_term;
+
+void on_stop_signal(int sig) {
+  const int saved_errno = errno;
+  const int fd = g_signal_pipe.load();
+  if (fd >= 0) {
+    const unsigned char byte = static_cast<unsigned char>(sig);
+    [[maybe_unused]] const ssize_t n = ::write(fd, &byte, 1);
+  }
+  errno = saved_errno;
 }
 
 }  // namespace
 
-StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_first_signal)
-    : on_signal_(std::move(on_first_signal)) {
-  const sigset_t set = stop_signals();
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_signal, bool exit_on_second)
+    : on_signal_(std::move(on_signal)), exit_on_second_(exit_on_second) {
+  if (::pipe2(pipe_, O_CLOEXEC | O_NONBLOCK) != 0)
+    throw std::runtime_error("cannot create the signal pipe");
+  int expected = -1;
+  if (!g_signal_pipe.compare_exchange_strong(expected, pipe_[1])) {
+    ::close(pipe_[0]);
+    ::close(pipe_[1]);
+    throw std::logic_error("only one StopSignalWatcher may be active");
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &sa, &g_previous_int);
+  ::sigaction(SIGTERM, &sa, &g_previous_term);
   thread_ = std::thread([this] {
-    const sigset_t wait_set = stop_signals();
     bool seen = false;
-    while (!quit_) {
-      const timespec timeout{0, 200 * 1000 * 1000};  // re-check quit_ 5 times a second
-      const int sig = sigtimedwait(&wait_set, nullptr, &timeout);
-      if (sig <= 0) continue;
-      if (seen) std::_Exit(128 + sig);  // second signal: the user insists
+    for (;;) {
+      pollfd p{pipe_[0], POLLIN, 0};
+      if (::poll(&p, 1, -1) < 0 && errno != EINTR) return;
+      unsigned char byte = 0;
+      const ssize_t n = ::read(pipe_[0], &byte, 1);
+      if (n == 0) return;  // write end closed: the watcher is being destroyed
+      if (n < 0) continue;
+      if (byte == 0) return;                                // the destructor's wake-up
+      if (seen && exit_on_second_) std::_Exit(128 + byte);  // second signal: the user insists
       seen = true;
-      on_signal_(sig);
+      on_signal_(byte);
     }
   });
 }
 
 StopSignalWatcher::~StopSignalWatcher() {
-  quit_ = true;
+  ::sigaction(SIGINT, &g_previous_int, nullptr);
+  ::sigaction(SIGTERM, &g_previous_term, nullptr);
+  g_signal_pipe.store(-1);
+  const unsigned char stop = 0;
+  [[maybe_unused]] const ssize_t n = ::write(pipe_[1], &stop, 1);
   thread_.join();
-  const sigset_t set = stop_signals();
-  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  ::close(pipe_[0]);
+  ::close(pipe_[1]);
 }
 
 }  // namespace yolo

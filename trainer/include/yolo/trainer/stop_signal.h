@@ -1,7 +1,11 @@
 // Ctrl-C / SIGTERM handling for long runs: the first signal asks the run to stop after the
 // current step (so that last.pt is saved and nothing is lost); a second one ends the process at
-// once. Signals are blocked in every thread and received by one watcher thread with sigwait, so
-// no async-signal-unsafe code and no global flag are involved.
+// once.
+//
+// Libraries start threads before main() (OpenBLAS's pool, for one), so blocking the signals in
+// every thread is not possible: the kernel may deliver them to any thread. Instead a handler,
+// which may run on any thread, writes the signal number into a pipe (write() is async-signal
+// safe) and a watcher thread reads the pipe and runs the callback in normal context.
 #pragma once
 
 #include <atomic>
@@ -12,16 +16,19 @@ namespace yolo {
 
 class StopSignalWatcher {
  public:
-  // Must be constructed before other threads start (they inherit the blocked signal mask).
-  // on_first_signal runs on the watcher thread.
-  explicit StopSignalWatcher(std::function<void(int signal)> on_first_signal);
+  // Installs the handlers for SIGINT and SIGTERM; on_signal runs on the watcher thread. With
+  // exit_on_second, a second signal ends the process at once instead of calling on_signal again.
+  // One watcher at a time per process (std::logic_error otherwise).
+  explicit StopSignalWatcher(std::function<void(int signal)> on_signal, bool exit_on_second = true);
+  // Restores the previous handlers.
   ~StopSignalWatcher();
   StopSignalWatcher(const StopSignalWatcher&) = delete;
   StopSignalWatcher& operator=(const StopSignalWatcher&) = delete;
 
  private:
   std::function<void(int)> on_signal_;
-  std::atomic<bool> quit_{false};
+  bool exit_on_second_;
+  int pipe_[2] = {-1, -1};
   std::thread thread_;
 };
 
