@@ -1,24 +1,39 @@
 #!/usr/bin/env bash
 # The product's main job on the built-in default: install, build, check the machine, generate the
-# synthetic dataset and video, show the YOLO26n model and export it to TorchScript.
-# Training, validation and the GStreamer pipeline join this script as they land.
+# synthetic shapes dataset and video, train YOLO26n on it, validate best.pt through the runtime and
+# export it for deployment. The GStreamer pipeline joins this script as it lands.
+#
+# Environment: EPOCHS (default 10), IMGSZ (default 320), MODEL (default yolo26n.yaml),
+# DEVICE (default: GPU 0 if there is one, else the CPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 run_dir=runs/quickstart
-echo "==> [1/6] installing dependencies (Debian packages)"
+epochs=${EPOCHS:-10}
+imgsz=${IMGSZ:-320}
+model=${MODEL:-yolo26n.yaml}
+device_arg=()
+if [[ -n "${DEVICE:-}" ]]; then device_arg=(device="$DEVICE"); fi
+trainer="$PWD/build/bin/yolo-trainer"
+
+echo "==> [1/7] installing dependencies (Debian packages)"
 tools/install-deps.sh
-echo "==> [2/6] building (build/)"
+echo "==> [2/7] building (build/)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$(nproc)"
-echo "==> [3/6] yolo-trainer checks"
-build/bin/yolo-trainer checks
-echo "==> [4/6] synthetic dataset and video"
-build/bin/yolo-trainer synth dir="$run_dir/data" images=200 imgsz=320 nc=3 seed=0 video=True frames=90
-echo "==> [5/6] the model: yolo26n at imgsz 320"
-build/bin/yolo-trainer info model=yolo26n.yaml imgsz=320 | grep summary
-echo "==> [6/6] TorchScript export"
-(cd "$run_dir" && ../../build/bin/yolo-trainer export model=yolo26n.yaml imgsz=320)
+echo "==> [3/7] yolo-trainer checks"
+"$trainer" checks
+echo "==> [4/7] synthetic dataset and video"
+"$trainer" synth dir="$run_dir/data" images=200 imgsz="$imgsz" nc=3 seed=0 video=True frames=90
+echo "==> [5/7] training $model for $epochs epochs at imgsz $imgsz"
+"$trainer" train model="$model" data="$run_dir/data/data.yaml" imgsz="$imgsz" epochs="$epochs" \
+  batch=16 project="$run_dir" name=train exist_ok=True "${device_arg[@]}"
+echo "==> [6/7] validating best.pt through the runtime"
+"$trainer" val model="$run_dir/train/weights/best.pt" data="$run_dir/data/data.yaml" \
+  project="$run_dir" name=val exist_ok=True save_json=True "${device_arg[@]}"
+echo "==> [7/7] TorchScript export of best.pt for deployment"
+"$trainer" export model="$run_dir/train/weights/best.pt" imgsz="$imgsz" "${device_arg[@]}"
 echo
 echo "Done. Dataset: $run_dir/data/data.yaml  video: $run_dir/data/video/synthetic.mp4"
-echo "      Exported (untrained) model: $run_dir/yolo26n.torchscript"
+echo "      Training run: $run_dir/train (results.png, weights/best.pt)"
+echo "      Validation: $run_dir/val   Deployable model: $run_dir/train/weights/best.torchscript"
