@@ -51,14 +51,15 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) const {
 
 bool GradScaler::unscale(const std::vector<torch::Tensor>& params) const {
   torch::NoGradGuard no_grad;
-  bool finite = true;
+  std::vector<torch::Tensor> finite;
   for (const auto& p : params) {
     if (!p.grad().defined()) continue;
     auto g = p.grad();
     if (enabled_) g.div_(scale_);
-    if (finite && !torch::isfinite(g).all().item<bool>()) finite = false;
+    finite.push_back(torch::isfinite(g).all());
   }
-  return finite;
+  // One device-to-host read for all parameters instead of one per tensor.
+  return finite.empty() || torch::stack(finite).all().item<bool>();
 }
 
 void GradScaler::update(bool finite) {

@@ -201,7 +201,12 @@ Trainer::Trainer(Config config, DistributedEnv dist)
 
   // ---- seeds: the same seed gives the same initial weights and batches (init_seeds) ----
   torch::manual_seed(static_cast<uint64_t>(cfg_.get_int("seed")) + 1);
-  if (cfg_.get_bool("deterministic")) at::globalContext().setDeterministicAlgorithms(true, true);
+  // deterministic: reproducible convolution algorithms (cuDNN / MIOpen) rather than
+  // torch.use_deterministic_algorithms, whose warn-only mode prints on every scatter_add of the
+  // assigner on GPUs. On the CPU every kernel used here is deterministic already.
+  const bool deterministic = cfg_.get_bool("deterministic");
+  at::globalContext().setDeterministicCuDNN(deterministic);
+  at::globalContext().setBenchmarkCuDNN(!deterministic);
 
   // ---- model ----
   if (cfg_.is_null("model"))
