@@ -136,37 +136,52 @@ ModelMetadata ModelMetadata::from_json_text(const std::string& text, const std::
 
 // ---- copying and weights ---------------------------------------------------------------------
 
-std::string pickle_state(const torch::nn::Module& module) {
+std::string pickle_tensors(const std::map<std::string, torch::Tensor>& tensors) {
   c10::Dict<std::string, at::Tensor> dict;
-  for (const auto& p : module.named_parameters(true))
-    dict.insert(p.key(), p.value().detach().cpu());
-  for (const auto& b : module.named_buffers(true)) dict.insert(b.key(), b.value().detach().cpu());
+  for (const auto& [name, t] : tensors) dict.insert(name, t.detach().cpu());
   std::vector<char> bytes = torch::jit::pickle_save(dict);
   return std::string(bytes.begin(), bytes.end());
 }
 
-void unpickle_state_into(const std::string& bytes, torch::nn::Module& module,
-                         const std::string& source) {
+std::map<std::string, torch::Tensor> unpickle_tensors(const std::string& bytes,
+                                                      const std::string& source,
+                                                      const std::string& what) {
   c10::IValue value;
   try {
     value = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
   } catch (const c10::Error& e) {
     throw CheckpointError(
-        fmt::format("'{}': weights are corrupt ({})", source, e.what_without_backtrace()));
+        fmt::format("'{}': {} are corrupt ({})", source, what, e.what_without_backtrace()));
   }
   if (!value.isGenericDict())
-    throw CheckpointError(fmt::format("'{}': weights are not a dict", source));
-  auto dict = value.toGenericDict();
+    throw CheckpointError(fmt::format("'{}': {} are not a dict", source, what));
+  std::map<std::string, torch::Tensor> out;
+  for (const auto& item : value.toGenericDict()) {
+    if (!item.key().isString() || !item.value().isTensor())
+      throw CheckpointError(fmt::format("'{}': {} hold an entry that is not a named tensor",
+                                        source, what));
+    out[item.key().toStringRef()] = item.value().toTensor();
+  }
+  return out;
+}
+
+std::string pickle_state(const torch::nn::Module& module) {
+  std::map<std::string, torch::Tensor> tensors;
+  for (const auto& p : module.named_parameters(true)) tensors[p.key()] = p.value();
+  for (const auto& b : module.named_buffers(true)) tensors[b.key()] = b.value();
+  return pickle_tensors(tensors);
+}
+
+void unpickle_state_into(const std::string& bytes, torch::nn::Module& module,
+                         const std::string& source) {
+  const auto tensors = unpickle_tensors(bytes, source, "weights");
   torch::NoGradGuard no_grad;
   auto assign = [&](const std::string& name, torch::Tensor& dst) {
-    auto it = dict.find(name);
-    if (it == dict.end()) {
+    auto it = tensors.find(name);
+    if (it == tensors.end()) {
       throw CheckpointError(fmt::format("'{}': weights lack '{}'", source, name));
     }
-    if (!it->value().isTensor()) {
-      throw CheckpointError(fmt::format("'{}': weights entry '{}' is not a tensor", source, name));
-    }
-    torch::Tensor src = it->value().toTensor();
+    const torch::Tensor& src = it->second;
     if (src.sizes() != dst.sizes()) {
       throw CheckpointError(fmt::format("'{}': '{}' has shape [{}] but the model needs [{}]",
                                         source, name, fmt::join(src.sizes().vec(), ", "),

@@ -2,7 +2,6 @@
 
 #include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
-#include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
@@ -53,39 +52,12 @@ TrainState state_from_json(const json& j) {
 
 }  // namespace
 
-std::string pickle_tensor_map(const std::map<std::string, torch::Tensor>& tensors) {
-  c10::Dict<std::string, at::Tensor> dict;
-  for (const auto& [k, v] : tensors) dict.insert(k, v.detach().cpu());
-  std::vector<char> bytes = torch::jit::pickle_save(dict);
-  return std::string(bytes.begin(), bytes.end());
-}
-
-std::map<std::string, torch::Tensor> unpickle_tensor_map(const std::string& bytes,
-                                                         const std::string& source) {
-  c10::IValue value;
-  try {
-    value = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
-  } catch (const c10::Error& e) {
-    throw CheckpointError(
-        fmt::format("'{}': optimiser state is corrupt ({})", source, e.what_without_backtrace()));
-  }
-  if (!value.isGenericDict())
-    throw CheckpointError(fmt::format("'{}': optimiser state is not a dict", source));
-  std::map<std::string, torch::Tensor> out;
-  for (const auto& item : value.toGenericDict()) {
-    if (!item.key().isString() || !item.value().isTensor())
-      throw CheckpointError(fmt::format("'{}': optimiser state has a non-tensor entry", source));
-    out[item.key().toStringRef()] = item.value().toTensor();
-  }
-  return out;
-}
-
 void save_training_checkpoint(const fs::path& path, const DetectionModelImpl& ema,
                               const ExportOptions& options, const TrainCheckpoint& ckpt) {
   std::map<std::string, std::string> extra{{kTrainStateFile, state_to_json(ckpt.state).dump(2)},
                                            {kArgsFile, ckpt.args_yaml}};
   if (!ckpt.model_weights.empty()) extra[kTrainModelFile] = ckpt.model_weights;
-  if (!ckpt.optimizer.empty()) extra[kOptimizerFile] = pickle_tensor_map(ckpt.optimizer);
+  if (!ckpt.optimizer.empty()) extra[kOptimizerFile] = pickle_tensors(ckpt.optimizer);
   ExportOptions opts = options;
   opts.include_weights = true;
   opts.device = "cpu";
@@ -124,7 +96,7 @@ TrainCheckpoint load_training_checkpoint(const fs::path& path) {
   out.args_yaml = files[kArgsFile];
   out.model_weights = files[kTrainModelFile];
   if (files.count(kOptimizerFile))
-    out.optimizer = unpickle_tensor_map(files[kOptimizerFile], source);
+    out.optimizer = unpickle_tensors(files[kOptimizerFile], source, "optimiser state");
   return out;
 }
 

@@ -119,6 +119,13 @@ std::string guess_architecture_yaml(const std::string& path, const std::string& 
 ModelConfig model_config_from_json(const std::string& json_text, const std::string& source,
                                    std::optional<int> nc = {});
 
+// Name -> tensor maps pickled as TorchScript reads them (weights, optimiser state). unpickle
+// throws CheckpointError naming `source` and `what` ("weights", "optimiser state") when corrupt.
+std::string pickle_tensors(const std::map<std::string, torch::Tensor>& tensors);
+std::map<std::string, torch::Tensor> unpickle_tensors(const std::string& bytes,
+                                                      const std::string& source,
+                                                      const std::string& what);
+
 // Serialised weights (name -> tensor), as stored in yolo/weights.pkl.
 std::string pickle_state(const torch::nn::Module& module);
 void unpickle_state_into(const std::string& bytes, torch::nn::Module& module,

@@ -58,9 +58,4 @@ void save_training_checkpoint(const std::filesystem::path& path, const Detection
 // CheckpointError naming the file when it is not a training checkpoint or they are corrupt.
 TrainCheckpoint load_training_checkpoint(const std::filesystem::path& path);
 
-// Pickles name -> tensor maps (optimiser state) the way weights.pkl stores weights.
-std::string pickle_tensor_map(const std::map<std::string, torch::Tensor>& tensors);
-std::map<std::string, torch::Tensor> unpickle_tensor_map(const std::string& bytes,
-                                                         const std::string& source);
-
 }  // namespace yolo
