@@ -11,7 +11,7 @@
 namespace yolo {
 
 int run_train_mode(const Config& cfg) {
-  // Before the trainer starts its loader threads, so that they inherit the blocked signals.
+  // Before the trainer is built, so that a signal during setup is seen too.
   std::atomic<Trainer*> active{nullptr};
   std::atomic<bool> early_signal{false};
   StopSignalWatcher watcher([&](int sig) {
