@@ -69,6 +69,7 @@ int run(const std::vector<std::string>& args) {
                torch_threads());
   if (cmd.mode == "export") return run_export_mode(cfg, device);
   if (cmd.mode == "val") return run_val_mode(cfg, device);
+  if (cmd.mode == "predict") return run_predict_mode(cfg, device);
   spdlog::error("mode '{}' is not available in this build yet", cmd.mode);
   return kExitFailure;
 }

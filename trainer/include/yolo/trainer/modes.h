@@ -16,6 +16,11 @@ int run_synth_mode(const Config& cfg);
 
 // `export`: trace the fused model to a TorchScript checkpoint with metadata.
 int run_export_mode(const Config& cfg, const SelectedDevice& device);
+// `val`: metrics of a checkpoint on a dataset split, through the runtime Engine.
 int run_val_mode(const Config& cfg, const SelectedDevice& device);
+
+// `predict`: detections for images, folders, globs, lists, videos and streams, saved under
+// runs/detect/predict*; 0 when any frame was processed, 1 when nothing could be read.
+int run_predict_mode(const Config& cfg, const SelectedDevice& device);
 
 }  // namespace yolo

@@ -1,0 +1,218 @@
+#include "gst_frame_decoder.h"
+
+#include <fmt/format.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include "input_readers.h"
+
+namespace yolo::predict {
+
+struct FrameQueue {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::pair<GstSamplePtr, int64_t>> samples;  // (sample, frame index)
+  int64_t decoded = 0;                                   // frames that reached the sink
+  bool eos = false;                                      // the sink saw end of stream
+  bool closing = false;  // the decoder is being destroyed: stop waiting
+  int stride = 1;
+  int64_t phase = 0;  // index % stride of the kept frames
+  bool latest_only = false;
+  size_t max_queued = 30;
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// How often the consumer looks at the bus while it waits for a frame.
+constexpr auto kBusPollInterval = std::chrono::milliseconds(50);
+
+// Runs in the streaming thread for every decoded frame.
+GstFlowReturn on_new_sample(GstAppSink* sink, gpointer data) {
+  auto* q = static_cast<FrameQueue*>(data);
+  GstSamplePtr sample(gst_app_sink_pull_sample(sink));
+  if (!sample) return GST_FLOW_FLUSHING;
+  std::unique_lock<std::mutex> lock(q->mutex);
+  const int64_t index = q->decoded++;
+  if (index % q->stride != q->phase) return GST_FLOW_OK;
+  if (q->latest_only) {
+    q->samples.clear();
+  } else {
+    q->changed.wait(lock, [&] { return q->samples.size() < q->max_queued || q->closing; });
+  }
+  if (q->closing) return GST_FLOW_FLUSHING;
+  q->samples.emplace_back(std::move(sample), index);
+  q->changed.notify_all();
+  return GST_FLOW_OK;
+}
+
+void on_eos(GstAppSink*, gpointer data) {
+  auto* q = static_cast<FrameQueue*>(data);
+  std::lock_guard<std::mutex> lock(q->mutex);
+  q->eos = true;
+  q->changed.notify_all();
+}
+
+// uridecodebin exposes a pad per stream; only the (first) video stream is linked.
+void on_pad_added(GstElement*, GstPad* pad, gpointer convert) {
+  GstCapsPtr caps(gst_pad_get_current_caps(pad));
+  if (!caps) caps.reset(gst_pad_query_caps(pad, nullptr));
+  const GstStructure* s = caps ? gst_caps_get_structure(caps.get(), 0) : nullptr;
+  if (!s || !g_str_has_prefix(gst_structure_get_name(s), "video/")) return;
+  std::unique_ptr<GstPad, GstObjectUnref> sink(
+      gst_element_get_static_pad(static_cast<GstElement*>(convert), "sink"));
+  if (!gst_pad_is_linked(sink.get())) gst_pad_link(pad, sink.get());
+}
+
+GstElement* make_element(const char* factory, const char* name) {
+  GstElement* e = gst_element_factory_make(factory, name);
+  if (!e) {
+    throw SourceError(fmt::format(
+        "the GStreamer element '{}' is not installed: install gstreamer1.0-plugins-base "
+        "(and -good, -bad, -libav for more codecs)",
+        factory));
+  }
+  return e;
+}
+
+cv::Mat sample_to_bgr(GstSample* sample) {
+  GstVideoInfo info;
+  GstCaps* caps = gst_sample_get_caps(sample);
+  GstBuffer* buffer = gst_sample_get_buffer(sample);
+  if (!caps || !buffer || !gst_video_info_from_caps(&info, caps))
+    throw SourceError("the decoder delivered a frame without a usable format");
+  GstVideoFrame frame;
+  if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ))
+    throw SourceError("a decoded frame could not be mapped into memory");
+  cv::Mat view(GST_VIDEO_FRAME_HEIGHT(&frame), GST_VIDEO_FRAME_WIDTH(&frame), CV_8UC3,
+               GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
+               static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0)));
+  cv::Mat owned = view.clone();
+  gst_video_frame_unmap(&frame);
+  return owned;
+}
+
+}  // namespace
+
+GstFrameDecoder::GstFrameDecoder(const DecoderOptions& options)
+    : options_(options), queue_(std::make_unique<FrameQueue>()) {
+  if (const std::string why = gst_init_error(); !why.empty()) throw SourceError(why);
+  queue_->stride = std::max(1, options.vid_stride);
+  queue_->phase = options.keep_last_of_stride ? queue_->stride - 1 : 0;
+  queue_->latest_only = options.latest_only;
+  queue_->max_queued = std::max<size_t>(1, options.max_queued);
+
+  pipeline_ = OwnedPipeline(gst_pipeline_new("predict-decoder"));
+  GstElement* decode = make_element("uridecodebin", "source");
+  GstElement* convert = make_element("videoconvert", "convert");
+  GstElement* filter = make_element("capsfilter", "bgr");
+  GstElement* sink = make_element("appsink", "frames");
+  gst_bin_add_many(GST_BIN(pipeline_.get()), decode, convert, filter, sink, nullptr);
+
+  // Only video streams are decoded (audio is never exposed, so it costs nothing).
+  GstCapsPtr video_caps(gst_caps_from_string("video/x-raw(ANY)"));
+  g_object_set(decode, "uri", options.uri.c_str(), "caps", video_caps.get(), "expose-all-streams",
+               FALSE, nullptr);
+  GstCapsPtr bgr(gst_caps_from_string("video/x-raw,format=BGR"));
+  g_object_set(filter, "caps", bgr.get(), nullptr);
+  // sync=false: deliver frames as soon as they are decoded (no playback clock).
+  g_object_set(sink, "sync", FALSE, "max-buffers", 1u, nullptr);
+  if (!gst_element_link_many(convert, filter, sink, nullptr))
+    throw SourceError("videoconvert cannot produce BGR frames for appsink");
+  g_signal_connect(decode, "pad-added", G_CALLBACK(on_pad_added), convert);
+
+  GstAppSinkCallbacks callbacks{};
+  callbacks.eos = on_eos;
+  callbacks.new_sample = on_new_sample;
+  gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, queue_.get(), nullptr);
+
+  bus_.reset(gst_element_get_bus(pipeline_.get()));
+  if (gst_element_set_state(pipeline_.get(), GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    poll_bus();
+    throw SourceError(error_.empty() ? "the pipeline refused to start" : error_);
+  }
+}
+
+GstFrameDecoder::~GstFrameDecoder() {
+  {
+    // Release a streaming thread waiting for room in the queue before stopping the pipeline,
+    // which waits for that thread.
+    std::lock_guard<std::mutex> lock(queue_->mutex);
+    queue_->closing = true;
+    queue_->changed.notify_all();
+  }
+  pipeline_.reset();
+}
+
+void GstFrameDecoder::poll_bus() {
+  const auto types = static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  while (GstMessagePtr msg{gst_bus_pop_filtered(bus_.get(), types)}) {
+    if (GST_MESSAGE_TYPE(msg.get()) == GST_MESSAGE_ERROR && error_.empty()) {
+      error_ = describe_gst_message(msg.get());
+    } else if (GST_MESSAGE_TYPE(msg.get()) == GST_MESSAGE_EOS) {
+      std::lock_guard<std::mutex> lock(queue_->mutex);
+      queue_->eos = true;
+    }
+  }
+}
+
+void GstFrameDecoder::learn_stream_facts(GstSample* sample) {
+  GstVideoInfo info;
+  GstCaps* caps = gst_sample_get_caps(sample);
+  if (caps && gst_video_info_from_caps(&info, caps) && GST_VIDEO_INFO_FPS_N(&info) > 0 &&
+      GST_VIDEO_INFO_FPS_D(&info) > 0)
+    fps_ = static_cast<double>(GST_VIDEO_INFO_FPS_N(&info)) / GST_VIDEO_INFO_FPS_D(&info);
+  gint64 duration = -1;
+  if (fps_ > 0 && gst_element_query_duration(pipeline_.get(), GST_FORMAT_TIME, &duration) &&
+      duration > 0)
+    frame_count_ = std::llround(static_cast<double>(duration) * 1e-9 * fps_);
+}
+
+std::optional<DecodedFrame> GstFrameDecoder::next() {
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options_.timeout_s));
+  while (true) {
+    GstSamplePtr sample;
+    int64_t index = 0;
+    bool eos = false;
+    {
+      std::unique_lock<std::mutex> lock(queue_->mutex);
+      queue_->changed.wait_for(lock, kBusPollInterval,
+                               [&] { return !queue_->samples.empty() || queue_->eos; });
+      if (!queue_->samples.empty()) {
+        sample = std::move(queue_->samples.front().first);
+        index = queue_->samples.front().second;
+        queue_->samples.pop_front();
+        queue_->changed.notify_all();  // room for the streaming thread
+      }
+      eos = queue_->eos;
+    }
+    if (sample) {
+      if (!first_frame_seen_) {
+        learn_stream_facts(sample.get());
+        first_frame_seen_ = true;
+      }
+      DecodedFrame f;
+      f.image = sample_to_bgr(sample.get());
+      f.index = index;
+      const GstClockTime pts = GST_BUFFER_PTS(gst_sample_get_buffer(sample.get()));
+      f.pts_ns = GST_CLOCK_TIME_IS_VALID(pts) ? static_cast<int64_t>(pts) : -1;
+      return f;
+    }
+    if (eos) return std::nullopt;
+    poll_bus();
+    if (!error_.empty()) throw SourceError(error_);
+    if (Clock::now() > deadline) {
+      throw SourceError(fmt::format("no {}frame within {:g} s", first_frame_seen_ ? "new " : "",
+                                    options_.timeout_s));
+    }
+  }
+}
+
+}  // namespace yolo::predict

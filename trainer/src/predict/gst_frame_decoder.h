@@ -1,0 +1,75 @@
+// One URI decoded to BGR frames through GStreamer:
+//   uridecodebin (video streams only) ! videoconvert ! video/x-raw,format=BGR ! appsink
+// Video files use this path too rather than cv::VideoCapture: one decoder for files and streams
+// (same codecs, timestamps and error messages), and this OpenCV's VideoCapture would pick its
+// FFmpeg backend for files and GStreamer only when asked, so frame counts and timestamps would
+// differ between the two kinds of source.
+//
+// Frames are taken from appsink in its streaming thread into a queue owned by this object:
+//   - every frame policy (files, stream_buffer=True): the queue holds up to `max_queued`
+//     frames, then the decoder waits (back-pressure, nothing is lost);
+//   - latest-only policy (live streams, stream_buffer=False): each new frame replaces the queued
+//     one, so the consumer always gets the newest frame and the stream never lags behind.
+// vid_stride is applied as frames arrive, so skipped frames are never converted.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <opencv2/core/mat.hpp>
+#include <optional>
+#include <string>
+
+#include "gst_handles.h"
+
+namespace yolo::predict {
+
+struct DecoderOptions {
+  std::string uri;                   // file:///..., rtsp://..., v4l2:///dev/video0, ...
+  int vid_stride = 1;                // keep one frame in vid_stride
+  bool keep_last_of_stride = false;  // keep frames stride-1, 2*stride-1, ... instead of 0,
+                                     // stride, ... (Ultralytics does the former for files)
+  bool latest_only = false;          // keep only the newest frame (see above)
+  size_t max_queued = 30;            // frames queued before the decoder waits (every-frame policy)
+  double timeout_s = 10;             // no frame and no end for this long: SourceError
+};
+
+struct DecodedFrame {
+  cv::Mat image;        // BGR, owned
+  int64_t index = 0;    // 0-based number of the frame among all decoded frames
+  int64_t pts_ns = -1;  // presentation timestamp; -1 when the buffer has none
+};
+
+struct FrameQueue;  // frames handed from the streaming thread (gst_frame_decoder.cpp)
+
+class GstFrameDecoder {
+ public:
+  // Builds and starts the pipeline; throws SourceError (missing elements, refused URI).
+  explicit GstFrameDecoder(const DecoderOptions& options);
+  ~GstFrameDecoder();
+  GstFrameDecoder(const GstFrameDecoder&) = delete;
+  GstFrameDecoder& operator=(const GstFrameDecoder&) = delete;
+
+  // The next kept frame; nullopt at end of stream. Throws SourceError (with GStreamer's
+  // message) on a pipeline error, and on a timeout.
+  std::optional<DecodedFrame> next();
+
+  // Known after the first frame: frames per second (0 if the stream does not say) and the
+  // number of frames in the whole input (-1 for live or unknown durations).
+  double fps() const { return fps_; }
+  int64_t frame_count() const { return frame_count_; }
+
+ private:
+  void poll_bus();
+  void learn_stream_facts(GstSample* sample);
+
+  DecoderOptions options_;
+  std::unique_ptr<FrameQueue> queue_;
+  OwnedPipeline pipeline_;
+  GstBusPtr bus_;
+  std::string error_;  // first pipeline error, reported once the queued frames are consumed
+  double fps_ = 0;
+  int64_t frame_count_ = -1;
+  bool first_frame_seen_ = false;
+};
+
+}  // namespace yolo::predict

@@ -1,0 +1,42 @@
+// Readers of one input each (an image file, a video, a live stream), used by input_sequence.cpp
+// to iterate a whole source. Each throws SourceError with a message that names the input and
+// what to do; the sequence records it and moves on to the next input.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "source_paths.h"
+#include "yolo/trainer/predict_sources.h"
+
+namespace yolo::predict {
+
+class SourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class InputReader {
+ public:
+  virtual ~InputReader() = default;
+  // The next frame of this input, nullopt at its end; throws SourceError when it cannot go on.
+  virtual std::optional<Frame> next() = 0;
+};
+
+// Position of the input among all inputs, copied into every frame.
+struct InputPosition {
+  int item = 1, items = 1;
+};
+
+// Decodes the image with OpenCV on the first next().
+std::unique_ptr<InputReader> make_image_reader(const SourceInput& input, InputPosition position);
+// Every frame of a video file (or video URL), vid_stride applied; throws SourceError when the
+// decoder cannot start.
+std::unique_ptr<InputReader> make_video_reader(const SourceInput& input, InputPosition position,
+                                               const SourceOptions& options);
+// A live stream (URI or webcam number), stream_buffer and vid_stride applied.
+std::unique_ptr<InputReader> make_stream_reader(const SourceInput& input, InputPosition position,
+                                                const SourceOptions& options);
+
+}  // namespace yolo::predict

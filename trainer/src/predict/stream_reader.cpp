@@ -1,0 +1,86 @@
+// A live stream (RTSP/RTMP/HTTP/TCP URI, or a webcam number): frames as they arrive, the newest
+// only unless stream_buffer=True (Ultralytics' LoadStreams).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "gst_frame_decoder.h"
+#include "input_readers.h"
+
+namespace yolo::predict {
+namespace {
+
+constexpr const char* kStreamHint =
+    "check the URI and credentials, that the server or camera is up and reachable from this "
+    "machine, and raise stream_timeout= for slow networks";
+
+std::string to_uri(const std::string& source) {
+  const bool webcam = !source.empty() && std::all_of(source.begin(), source.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+  return webcam ? "v4l2:///dev/video" + source : source;
+}
+
+class StreamReader : public InputReader {
+ public:
+  StreamReader(const SourceInput& input, InputPosition position, const SourceOptions& options)
+      : input_(input), position_(position) {
+    DecoderOptions d;
+    d.uri = to_uri(input.path);
+    d.vid_stride = options.vid_stride;
+    d.keep_last_of_stride = false;  // LoadStreams keeps frames 0, stride, 2*stride, ...
+    d.latest_only = !options.stream_buffer;
+    d.timeout_s = options.timeout_s;
+    try {
+      decoder_ = std::make_unique<GstFrameDecoder>(d);
+    } catch (const SourceError& e) {
+      throw SourceError(
+          fmt::format("cannot open stream '{}': {}; {}", input.path, e.what(), kStreamHint));
+    }
+  }
+
+  std::optional<Frame> next() override {
+    std::optional<DecodedFrame> d;
+    try {
+      d = decoder_->next();
+    } catch (const SourceError& e) {
+      throw SourceError(fmt::format("stream '{}' failed after {} frame(s): {}; {}", input_.path,
+                                    kept_, e.what(), kStreamHint));
+    }
+    if (!d) {
+      if (kept_ == 0)
+        throw SourceError(
+            fmt::format("stream '{}' ended before its first frame; {}", input_.path, kStreamHint));
+      return std::nullopt;
+    }
+    Frame f;
+    f.image = std::move(d->image);
+    f.path = input_.path;
+    f.stream_id = source_stem(input_.path);
+    f.origin = FrameOrigin::kStream;
+    f.item = position_.item;
+    f.items = position_.items;
+    f.frame_index = d->index;
+    f.kept_number = ++kept_;
+    f.kept_total = -1;
+    f.pts_ns = d->pts_ns;
+    f.fps = decoder_->fps();
+    return f;
+  }
+
+ private:
+  SourceInput input_;
+  InputPosition position_;
+  int64_t kept_ = 0;
+  std::unique_ptr<GstFrameDecoder> decoder_;
+};
+
+}  // namespace
+
+std::unique_ptr<InputReader> make_stream_reader(const SourceInput& input, InputPosition position,
+                                                const SourceOptions& options) {
+  return std::make_unique<StreamReader>(input, position, options);
+}
+
+}  // namespace yolo::predict

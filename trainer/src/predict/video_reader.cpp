@@ -1,0 +1,93 @@
+// A video file (or a URL of one): every frame decoded in order, one in vid_stride kept.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "gst_frame_decoder.h"
+#include "input_readers.h"
+
+namespace yolo::predict {
+namespace {
+
+constexpr const char* kVideoHint =
+    "check that the file is a complete video (not truncated) and that GStreamer has a decoder "
+    "for its codec (gstreamer1.0-libav, gstreamer1.0-plugins-good/-bad/-ugly)";
+
+std::string to_uri(const std::string& path) {
+  if (path.find("://") != std::string::npos) return path;
+  GError* raw = nullptr;
+  GCharPtr uri(gst_filename_to_uri(std::filesystem::absolute(path).c_str(), &raw));
+  GErrorPtr error(raw);
+  if (!uri) {
+    throw SourceError(fmt::format("video '{}' has a path GStreamer cannot turn into a URI ({})",
+                                  path, error ? error->message : "unknown reason"));
+  }
+  return uri.get();
+}
+
+class VideoReader : public InputReader {
+ public:
+  VideoReader(const SourceInput& input, InputPosition position, const SourceOptions& options)
+      : input_(input), position_(position), stride_(options.vid_stride) {
+    if (const std::string why = gst_init_error(); !why.empty()) throw SourceError(why);
+    DecoderOptions d;
+    d.uri = to_uri(input.path);
+    d.vid_stride = options.vid_stride;
+    d.keep_last_of_stride = true;  // as Ultralytics' LoadImagesAndVideos: grab N, keep the last
+    d.latest_only = false;
+    d.timeout_s = options.timeout_s;
+    try {
+      decoder_ = std::make_unique<GstFrameDecoder>(d);
+    } catch (const SourceError& e) {
+      throw SourceError(
+          fmt::format("cannot open video '{}': {}; {}", input.path, e.what(), kVideoHint));
+    }
+  }
+
+  std::optional<Frame> next() override {
+    std::optional<DecodedFrame> d;
+    try {
+      d = decoder_->next();
+    } catch (const SourceError& e) {
+      throw SourceError(fmt::format("cannot read video '{}' after {} frame(s): {}; {}", input_.path,
+                                    kept_, e.what(), kVideoHint));
+    }
+    if (!d) {
+      if (kept_ == 0) {
+        throw SourceError(fmt::format("video '{}' has no video frames{}; {}", input_.path,
+                                      stride_ > 1 ? fmt::format(" at vid_stride={}", stride_) : "",
+                                      kVideoHint));
+      }
+      return std::nullopt;
+    }
+    Frame f;
+    f.image = std::move(d->image);
+    f.path = input_.path;
+    f.stream_id = source_stem(input_.path);
+    f.origin = FrameOrigin::kVideo;
+    f.item = position_.item;
+    f.items = position_.items;
+    f.frame_index = d->index;
+    f.kept_number = ++kept_;
+    f.kept_total = decoder_->frame_count() >= 0 ? decoder_->frame_count() / stride_ : -1;
+    f.pts_ns = d->pts_ns;
+    f.fps = decoder_->fps();
+    return f;
+  }
+
+ private:
+  SourceInput input_;
+  InputPosition position_;
+  int stride_;
+  int64_t kept_ = 0;
+  std::unique_ptr<GstFrameDecoder> decoder_;
+};
+
+}  // namespace
+
+std::unique_ptr<InputReader> make_video_reader(const SourceInput& input, InputPosition position,
+                                               const SourceOptions& options) {
+  return std::make_unique<VideoReader>(input, position, options);
+}
+
+}  // namespace yolo::predict
