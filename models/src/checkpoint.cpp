@@ -158,8 +158,8 @@ std::map<std::string, torch::Tensor> unpickle_tensors(const std::string& bytes,
   std::map<std::string, torch::Tensor> out;
   for (const auto& item : value.toGenericDict()) {
     if (!item.key().isString() || !item.value().isTensor())
-      throw CheckpointError(fmt::format("'{}': {} hold an entry that is not a named tensor",
-                                        source, what));
+      throw CheckpointError(
+          fmt::format("'{}': {} hold an entry that is not a named tensor", source, what));
     out[item.key().toStringRef()] = item.value().toTensor();
   }
   return out;

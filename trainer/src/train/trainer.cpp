@@ -289,9 +289,10 @@ Trainer::Trainer(Config config, DistributedEnv dist)
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int cap = std::max(1, cores / 4);
     if (workers > cap) {
-      spdlog::info("CPU training: using {} dataloader worker{} instead of workers={} (loader "
-                   "threads slow the compute threads down on {} cores)",
-                   cap, cap > 1 ? "s" : "", workers, cores);
+      spdlog::info(
+          "CPU training: using {} dataloader worker{} instead of workers={} (loader "
+          "threads slow the compute threads down on {} cores)",
+          cap, cap > 1 ? "s" : "", workers, cores);
       workers = cap;
     }
   }
