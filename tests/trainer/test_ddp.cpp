@@ -6,12 +6,9 @@
 // Ultralytics, which has no SyncBatchNorm), so the one-process equivalent of a 2 x 2 DDP step is
 // two micro-batches of 2 accumulated into one step, not one batch of 4.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <torch/torch.h>
 
-#include <array>
-#include <cstdio>
-
+#include "run_command.h"
 #include "test_files.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/synth/synthetic_data.h"
@@ -20,20 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string output;
-};
+using Result = yolo::testing::CommandResult;
 
 Result run(const std::string& cmd) {
-  Result r;
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return yolo::testing::run_command(cmd);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // corrupt image, a video, .txt lists, globs, an unreachable stream, and the command line.
 // The model is a fresh (untrained) YOLOv8n exported at 64 px: a very low conf gives it boxes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <torch/torch.h>
 
 #include <array>
@@ -20,6 +19,7 @@
 #endif
 
 #include "predict/video_writer.h"
+#include "run_command.h"
 #include "test_files.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/synth/synthetic_data.h"
@@ -519,21 +519,10 @@ TEST(Predict, SettingsErrors) {
 #ifdef YOLO_TRAINER_BIN
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string output;
-};
+using CliResult = yolo::testing::CommandResult;
 
 CliResult run_cli(const std::string& args) {
-  CliResult r;
-  const std::string cmd = std::string(YOLO_TRAINER_BIN) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return yolo::testing::run_command(std::string(YOLO_TRAINER_BIN) + " " + args);
 }
 
 }  // namespace

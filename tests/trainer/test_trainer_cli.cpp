@@ -12,25 +12,16 @@
 #include <fstream>
 #include <string>
 
+#include "run_command.h"
 #include "yolo/core/device.h"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using Result = yolo::testing::CommandResult;
 
 Result run_trainer(const std::string& args, const std::string& cwd = ".") {
-  Result r;
-  std::string cmd = "cd '" + cwd + "' && " + std::string(YOLO_TRAINER_BIN) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return yolo::testing::run_command("cd '" + cwd + "' && " + std::string(YOLO_TRAINER_BIN) + " " +
+                                    args);
 }
 
 bool cpu_build() {

@@ -29,6 +29,13 @@ struct InputPosition {
   int item = 1, items = 1;
 };
 
+struct DecodedFrame;  // gst_frame_decoder.h
+
+// The Frame of one decoded video or stream frame (the video and stream readers' common part):
+// kept_number counts the frames this input has yielded, kept_total is -1 when unknown.
+Frame frame_from_decoded(DecodedFrame&& decoded, const SourceInput& input, InputPosition position,
+                         FrameOrigin origin, int64_t kept_number, int64_t kept_total, double fps);
+
 // Decodes the image with OpenCV on the first next().
 std::unique_ptr<InputReader> make_image_reader(const SourceInput& input, InputPosition position);
 // Every frame of a video file (or video URL), vid_stride applied; throws SourceError when the

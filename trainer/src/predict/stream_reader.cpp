@@ -54,19 +54,8 @@ class StreamReader : public InputReader {
             fmt::format("stream '{}' ended before its first frame; {}", input_.path, kStreamHint));
       return std::nullopt;
     }
-    Frame f;
-    f.image = std::move(d->image);
-    f.path = input_.path;
-    f.stream_id = source_stem(input_.path);
-    f.origin = FrameOrigin::kStream;
-    f.item = position_.item;
-    f.items = position_.items;
-    f.frame_index = d->index;
-    f.kept_number = ++kept_;
-    f.kept_total = -1;
-    f.pts_ns = d->pts_ns;
-    f.fps = decoder_->fps();
-    return f;
+    return frame_from_decoded(std::move(*d), input_, position_, FrameOrigin::kStream, ++kept_, -1,
+                              decoder_->fps());
   }
 
  private:

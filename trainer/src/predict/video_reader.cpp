@@ -60,19 +60,9 @@ class VideoReader : public InputReader {
       }
       return std::nullopt;
     }
-    Frame f;
-    f.image = std::move(d->image);
-    f.path = input_.path;
-    f.stream_id = source_stem(input_.path);
-    f.origin = FrameOrigin::kVideo;
-    f.item = position_.item;
-    f.items = position_.items;
-    f.frame_index = d->index;
-    f.kept_number = ++kept_;
-    f.kept_total = decoder_->frame_count() >= 0 ? decoder_->frame_count() / stride_ : -1;
-    f.pts_ns = d->pts_ns;
-    f.fps = decoder_->fps();
-    return f;
+    const int64_t total = decoder_->frame_count() >= 0 ? decoder_->frame_count() / stride_ : -1;
+    return frame_from_decoded(std::move(*d), input_, position_, FrameOrigin::kVideo, ++kept_, total,
+                              decoder_->fps());
   }
 
  private:
