@@ -33,7 +33,7 @@ DynamicBatcher::~DynamicBatcher() {
 
 int DynamicBatcher::add_producer(const std::string& name, QueueFullPolicy policy) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const int id = static_cast<int>(producers_.size());
+  const int id = next_producer_id_++;
   producers_[id].stats.name = name;
   producers_[id].stats.policy = policy;
   return id;
@@ -98,7 +98,8 @@ void DynamicBatcher::worker() {
       for (size_t i = 0; i < n; ++i) {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
-        --producers_[batch.back().producer].stats.queued;
+        auto p = producers_.find(batch.back().producer);
+        if (p != producers_.end()) --p->second.stats.queued;
       }
     }
     space_cv_.notify_all();
@@ -134,7 +135,8 @@ void DynamicBatcher::worker() {
           ++stats_.failed;
         } else {
           ++stats_.inferred;
-          ++producers_[item.producer].stats.inferred;
+          auto p = producers_.find(item.producer);
+          if (p != producers_.end()) ++p->second.stats.inferred;
         }
       }
     }
@@ -146,6 +148,23 @@ void DynamicBatcher::worker() {
       }
     }
   }
+}
+
+void DynamicBatcher::remove_producer(int producer) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!producers_.erase(producer)) return;
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if (it->producer != producer) {
+        ++it;
+        continue;
+      }
+      it->result.set_exception(
+          std::make_exception_ptr(FrameDropped("frame dropped: its producer was removed")));
+      it = queue_.erase(it);
+    }
+  }
+  space_cv_.notify_all();
 }
 
 BatcherStats DynamicBatcher::stats() const {

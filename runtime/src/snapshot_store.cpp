@@ -1,5 +1,7 @@
 #include "yolo/runtime/snapshot_store.h"
 
+#include "yolo/runtime/annotate.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,47 +11,6 @@
 #include <stdexcept>
 
 namespace yolo {
-namespace {
-
-// Ultralytics' default box colours (as BGR), so snapshots look like its plots.
-const cv::Scalar& class_colour(int class_id) {
-  static const cv::Scalar kPalette[] = {
-      {56, 56, 255},  {151, 157, 255}, {31, 112, 255}, {29, 178, 255},  {49, 210, 207},
-      {10, 249, 72},  {23, 204, 146},  {134, 219, 61}, {52, 147, 26},   {187, 212, 0},
-      {168, 153, 44}, {255, 194, 0},   {147, 69, 52},  {255, 115, 100}, {236, 24, 0},
-      {255, 56, 132}, {133, 0, 82},    {255, 56, 203}, {200, 149, 255}, {199, 55, 255}};
-  constexpr int kCount = static_cast<int>(sizeof kPalette / sizeof kPalette[0]);
-  return kPalette[((class_id % kCount) + kCount) % kCount];
-}
-
-// Boxes and "name 0.91" labels, sized relative to the image so they stay legible (at least 2 px:
-// JPEG's chroma subsampling washes out 1 px lines).
-void draw_detections(cv::Mat& bgr, const std::vector<Detection>& detections, double scale) {
-  const int thickness =
-      std::max(2, static_cast<int>(std::lround(std::min(bgr.cols, bgr.rows) / 360.0)));
-  const double font_scale = thickness / 3.0 + 0.2;
-  for (const auto& d : detections) {
-    const cv::Point p1(static_cast<int>(std::lround(d.x1 * scale)),
-                       static_cast<int>(std::lround(d.y1 * scale)));
-    const cv::Point p2(static_cast<int>(std::lround(d.x2 * scale)),
-                       static_cast<int>(std::lround(d.y2 * scale)));
-    const cv::Scalar& colour = class_colour(d.class_id);
-    cv::rectangle(bgr, p1, p2, colour, thickness, cv::LINE_AA);
-    const std::string label = fmt::format("{} {:.2f}", d.class_name, d.confidence);
-    int baseline = 0;
-    const cv::Size text =
-        cv::getTextSize(label, cv::FONT_HERSHEY_SIMPLEX, font_scale, thickness, &baseline);
-    // Label above the box, or inside it when the box touches the top edge.
-    const bool above = p1.y - text.height - baseline >= 0;
-    const cv::Point origin(p1.x, above ? p1.y - baseline : p1.y + text.height);
-    cv::rectangle(bgr, cv::Point(origin.x, origin.y - text.height),
-                  cv::Point(origin.x + text.width, origin.y + baseline), colour, cv::FILLED);
-    cv::putText(bgr, label, origin, cv::FONT_HERSHEY_SIMPLEX, font_scale, cv::Scalar(255, 255, 255),
-                thickness, cv::LINE_AA);
-  }
-}
-
-}  // namespace
 
 SnapshotStore::SnapshotStore(SnapshotOptions options) : options_(std::move(options)) {
   if (options_.max_streams < 1 || options_.max_width < 1 || options_.max_height < 1 ||
@@ -103,7 +64,7 @@ std::optional<std::vector<unsigned char>> SnapshotStore::jpeg(const std::string&
   } else {
     canvas = snap->image.clone();  // the kept frame stays clean for the next request
   }
-  if (options_.draw_boxes) draw_detections(canvas, snap->detections, snap->scale);
+  if (options_.draw_boxes) annotate_detections(canvas, snap->detections, {}, snap->scale);
   std::vector<unsigned char> bytes;
   cv::imencode(".jpg", canvas, bytes, {cv::IMWRITE_JPEG_QUALITY, options_.jpeg_quality});
   return bytes;

@@ -112,16 +112,6 @@ cv::Mat box_shapes(const std::vector<ImageRecord>& records) {
 
 }  // namespace
 
-cv::Scalar class_colour(int cls) {
-  // Ultralytics' 20-colour palette (hex RGB), as BGR.
-  static const uint32_t kHex[] = {0xFF3838, 0xFF9D97, 0xFF701F, 0xFFB21D, 0xCFD231,
-                                  0x48F90A, 0x92CC17, 0x3DDB86, 0x1A9334, 0x00D4BB,
-                                  0x2C99A8, 0x00C2FF, 0x344593, 0x6473FF, 0x0018EC,
-                                  0x8438FF, 0x520085, 0xCB38FF, 0xFF95C8, 0xFF37C7};
-  const uint32_t c = kHex[static_cast<size_t>(std::abs(cls)) % 20];
-  return cv::Scalar(c & 0xFF, (c >> 8) & 0xFF, (c >> 16) & 0xFF);
-}
-
 cv::Mat plot_label_statistics(const std::vector<ImageRecord>& records,
                               const std::map<int, std::string>& names) {
   std::vector<cv::Point2f> centres, sizes;

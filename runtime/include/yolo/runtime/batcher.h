@@ -67,6 +67,10 @@ class DynamicBatcher {
   DynamicBatcher& operator=(const DynamicBatcher&) = delete;
 
   int add_producer(const std::string& name, QueueFullPolicy policy);
+  // Forgets a producer (a stream that ended) so that long-lived batchers shared by streams that
+  // come and go stay small; its queued frames fail with FrameDropped. No submit() of this
+  // producer may be running or start afterwards. Unknown ids are ignored.
+  void remove_producer(int producer);
   // input: one frame (no batch dimension), the same shape for every producer. The future gives
   // that frame's output row, or throws FrameDropped / the model's error.
   std::future<torch::Tensor> submit(int producer, torch::Tensor input);
@@ -93,6 +97,7 @@ class DynamicBatcher {
   int active_submits_ = 0;  // producers inside submit(); the destructor waits for 0
   std::deque<Item> queue_;  // arrival order across producers
   std::map<int, Producer> producers_;
+  int next_producer_id_ = 0;
   BatcherStats stats_;
   double fill_sum_ = 0, wait_sum_us_ = 0, infer_sum_us_ = 0;
   bool stopping_ = false;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "yolo/runtime/annotate.h"  // class_colour: one palette for plots and predictions
 #include "yolo/trainer/data_loader.h"
 #include "yolo/trainer/dataset.h"
 
@@ -21,9 +22,6 @@ cv::Mat plot_label_statistics(const std::vector<ImageRecord>& records,
 // A grid of up to 16 batch images with their target boxes and class names.
 cv::Mat plot_batch(const Batch& batch, const std::map<int, std::string>& names,
                    int max_images = 16);
-
-// A colour per class, stable across plots (Ultralytics' palette).
-cv::Scalar class_colour(int cls);
 
 // Encodes as PNG for a ".png" path, else as JPEG (quality 90), and writes atomically; throws
 // std::runtime_error naming the path on failure.

@@ -1,0 +1,39 @@
+// How detections leave the element: one GstVideoRegionOfInterestMeta per detection on the
+// buffer, and (with post-messages) an element message per frame.
+//
+// ROI meta: x, y, w, h in the negotiated frame's pixels (rounded outwards to whole pixels and
+// clipped to the frame), roi_type the label's quark, and a params structure
+//   detection: confidence (double, 0..1), class-id (int), label (string),
+//              x_min, y_min, x_max, y_max (double, normalised to 0..1: exact sub-pixel box)
+// the same shape DL Streamer's gvadetect attaches, so existing consumers can read it.
+//
+// Message (GST_MESSAGE_ELEMENT from the element), structure "yolo-detections":
+//   stream-id (string), frame (guint64, counted from 0 per stream), pts (GstClockTime,
+//   GST_CLOCK_TIME_NONE if unknown), width, height (int), detections (GstValueList of
+//   "detection" structures with x1, y1, x2, y2 (double, frame pixels), confidence, class-id,
+//   label).
+#pragma once
+
+#include <gst/gst.h>
+
+#include <string>
+#include <vector>
+
+#include "yolo/runtime/detection.h"
+
+namespace yolo::gst {
+
+inline constexpr const char* kDetectionParams = "detection";
+inline constexpr const char* kDetectionsMessage = "yolo-detections";
+
+void attach_roi_metas(GstBuffer* buffer, const std::vector<Detection>& detections, int width,
+                      int height);
+
+// Reads the ROI metas back (tests, and applications that consume the element's output).
+std::vector<Detection> read_roi_metas(GstBuffer* buffer);
+
+// The message structure described above; the caller owns it.
+GstStructure* detections_structure(const std::string& stream_id, guint64 frame, GstClockTime pts,
+                                   int width, int height, const std::vector<Detection>& detections);
+
+}  // namespace yolo::gst

@@ -1,0 +1,162 @@
+#include "video_frames.h"
+
+#include <algorithm>
+#include <cstring>
+#include <opencv2/imgproc.hpp>
+
+namespace yolo::gst {
+namespace {
+
+cv::Mat plane_mat(const GstVideoFrame& frame, int plane, int rows, int cols, int type) {
+  return cv::Mat(rows, cols, type, GST_VIDEO_FRAME_PLANE_DATA(&frame, plane),
+                 static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, plane)));
+}
+
+// BT.601 limited range, the conversion cv::cvtColor inverts for NV12/I420 (overlay colours only
+// need to look right, not to round-trip exactly).
+cv::Vec3b bgr_to_yuv(const cv::Scalar& bgr) {
+  const double b = bgr[0], g = bgr[1], r = bgr[2];
+  const auto clamp = [](double v) { return static_cast<uchar>(std::clamp(v, 0.0, 255.0)); };
+  return {clamp(16 + 0.257 * r + 0.504 * g + 0.098 * b),
+          clamp(128 - 0.148 * r - 0.291 * g + 0.439 * b),
+          clamp(128 + 0.439 * r - 0.368 * g - 0.071 * b)};
+}
+
+cv::Point half(const cv::Point& p) {
+  return {p.x / 2, p.y / 2};
+}
+
+void draw_yuv(GstVideoFrame& frame, PixelFormat format, const std::vector<BoxDrawing>& boxes) {
+  const int w = GST_VIDEO_FRAME_WIDTH(&frame), h = GST_VIDEO_FRAME_HEIGHT(&frame);
+  cv::Mat y = plane_mat(frame, 0, h, w, CV_8UC1);
+  cv::Mat uv, u, v;
+  if (format == PixelFormat::kNV12) {
+    uv = plane_mat(frame, 1, h / 2, w / 2, CV_8UC2);
+  } else {
+    u = plane_mat(frame, 1, h / 2, w / 2, CV_8UC1);
+    v = plane_mat(frame, 2, h / 2, w / 2, CV_8UC1);
+  }
+  // Each primitive is drawn on luma at full size and on chroma at half size.
+  const auto paint = [&](const cv::Point& p1, const cv::Point& p2, const cv::Vec3b& yuv,
+                         int thickness) {
+    const int chroma_thickness = thickness == cv::FILLED ? cv::FILLED : std::max(1, thickness / 2);
+    cv::rectangle(y, p1, p2, cv::Scalar(yuv[0]), thickness);
+    if (format == PixelFormat::kNV12) {
+      cv::rectangle(uv, half(p1), half(p2), cv::Scalar(yuv[1], yuv[2]), chroma_thickness);
+    } else {
+      cv::rectangle(u, half(p1), half(p2), cv::Scalar(yuv[1]), chroma_thickness);
+      cv::rectangle(v, half(p1), half(p2), cv::Scalar(yuv[2]), chroma_thickness);
+    }
+  };
+  for (const BoxDrawing& b : boxes) {
+    const cv::Vec3b colour = bgr_to_yuv(b.colour);
+    paint(b.p1, b.p2, colour, b.line_width);
+    if (b.label.empty()) continue;
+    paint(b.tab_p1, b.tab_p2, colour, cv::FILLED);
+    const cv::Vec3b text = bgr_to_yuv(b.text_colour);
+    cv::putText(y, b.label, b.text_origin, cv::FONT_HERSHEY_SIMPLEX, b.font_scale,
+                cv::Scalar(text[0]), b.text_thickness, cv::LINE_AA);
+  }
+}
+
+}  // namespace
+
+std::optional<PixelFormat> pixel_format_of(GstVideoFormat format) {
+  switch (format) {
+    case GST_VIDEO_FORMAT_BGR:
+      return PixelFormat::kBGR;
+    case GST_VIDEO_FORMAT_RGB:
+      return PixelFormat::kRGB;
+    case GST_VIDEO_FORMAT_BGRx:
+      return PixelFormat::kBGRx;
+    case GST_VIDEO_FORMAT_RGBx:
+      return PixelFormat::kRGBx;
+    case GST_VIDEO_FORMAT_BGRA:
+      return PixelFormat::kBGRA;
+    case GST_VIDEO_FORMAT_RGBA:
+      return PixelFormat::kRGBA;
+    case GST_VIDEO_FORMAT_NV12:
+      return PixelFormat::kNV12;
+    case GST_VIDEO_FORMAT_I420:
+      return PixelFormat::kI420;
+    default:
+      return std::nullopt;
+  }
+}
+
+FrameView frame_view_of(const GstVideoFrame& frame, PixelFormat format) {
+  FrameView view;
+  view.format = format;
+  view.width = GST_VIDEO_FRAME_WIDTH(&frame);
+  view.height = GST_VIDEO_FRAME_HEIGHT(&frame);
+  for (int p = 0; p < plane_count(format); ++p) {
+    view.data[p] = static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+    view.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+  }
+  return view;
+}
+
+void set_yuv_colorimetry(const GstVideoInfo& info, DevicePreprocessOptions& options) {
+  options.yuv_matrix = info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709 ? YuvMatrix::kBT709
+                                                                               : YuvMatrix::kBT601;
+  options.yuv_range =
+      info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ? YuvRange::kFull : YuvRange::kLimited;
+}
+
+cv::Mat frame_to_bgr(const GstVideoFrame& frame, PixelFormat format) {
+  const int w = GST_VIDEO_FRAME_WIDTH(&frame), h = GST_VIDEO_FRAME_HEIGHT(&frame);
+  cv::Mat bgr;
+  switch (format) {
+    case PixelFormat::kBGR:
+      plane_mat(frame, 0, h, w, CV_8UC3).copyTo(bgr);
+      break;
+    case PixelFormat::kRGB:
+      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC3), bgr, cv::COLOR_RGB2BGR);
+      break;
+    case PixelFormat::kBGRx:
+    case PixelFormat::kBGRA:
+      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC4), bgr, cv::COLOR_BGRA2BGR);
+      break;
+    case PixelFormat::kRGBx:
+    case PixelFormat::kRGBA:
+      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC4), bgr, cv::COLOR_RGBA2BGR);
+      break;
+    case PixelFormat::kNV12:
+    case PixelFormat::kI420: {
+      // cv::cvtColor wants the planes stacked without padding: copy them row by row.
+      cv::Mat yuv(h * 3 / 2, w, CV_8UC1);
+      plane_mat(frame, 0, h, w, CV_8UC1).copyTo(yuv.rowRange(0, h));
+      if (format == PixelFormat::kNV12) {
+        plane_mat(frame, 1, h / 2, w, CV_8UC1).copyTo(yuv.rowRange(h, h + h / 2));
+        cv::cvtColor(yuv, bgr, cv::COLOR_YUV2BGR_NV12);
+      } else {
+        const int quarter = (w / 2) * (h / 2);
+        cv::Mat u(h / 2, w / 2, CV_8UC1, yuv.ptr(h));
+        cv::Mat v(h / 2, w / 2, CV_8UC1, yuv.ptr(h) + quarter);
+        plane_mat(frame, 1, h / 2, w / 2, CV_8UC1).copyTo(u);
+        plane_mat(frame, 2, h / 2, w / 2, CV_8UC1).copyTo(v);
+        cv::cvtColor(yuv, bgr, cv::COLOR_YUV2BGR_I420);
+      }
+      break;
+    }
+  }
+  return bgr;
+}
+
+void draw_detections(GstVideoFrame& frame, PixelFormat format,
+                     const std::vector<Detection>& detections, const AnnotateOptions& options) {
+  if (detections.empty()) return;
+  const int w = GST_VIDEO_FRAME_WIDTH(&frame), h = GST_VIDEO_FRAME_HEIGHT(&frame);
+  if (format == PixelFormat::kNV12 || format == PixelFormat::kI420) {
+    draw_yuv(frame, format, layout_detections(h, w, detections, options));
+    return;
+  }
+  const int channels = bytes_per_pixel(format);
+  cv::Mat image = plane_mat(frame, 0, h, w, CV_8UC(channels));
+  const bool rgb =
+      format == PixelFormat::kRGB || format == PixelFormat::kRGBx || format == PixelFormat::kRGBA;
+  annotate_detections(image, detections, options, 1.0,
+                      rgb ? ChannelOrder::kRGB : ChannelOrder::kBGR);
+}
+
+}  // namespace yolo::gst

@@ -1,0 +1,40 @@
+// GStreamer raw video frames as the runtime sees them: the pixel format mapping, FrameViews
+// over mapped GstVideoFrames (strides and plane offsets from GstVideoMeta honoured), the
+// colorimetry of YUV frames, a BGR copy for snapshots, and the overlay drawn in place.
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <opencv2/core/mat.hpp>
+#include <optional>
+#include <vector>
+
+#include "yolo/runtime/annotate.h"
+#include "yolo/runtime/detection.h"
+#include "yolo/runtime/device_preprocess.h"
+#include "yolo/runtime/frame_view.h"
+
+namespace yolo::gst {
+
+// The formats the element accepts, as in its pad template.
+inline constexpr const char* kSupportedFormats = "{ RGB, BGR, RGBx, BGRx, RGBA, BGRA, NV12, I420 }";
+
+std::optional<PixelFormat> pixel_format_of(GstVideoFormat format);
+
+// The planes of a mapped frame; valid while the frame stays mapped.
+FrameView frame_view_of(const GstVideoFrame& frame, PixelFormat format);
+
+// YUV matrix and range from the caps' colorimetry (BT.709 and full range when the caps say so;
+// BT.601 limited range otherwise, what cameras send and cv::cvtColor assumes).
+void set_yuv_colorimetry(const GstVideoInfo& info, DevicePreprocessOptions& options);
+
+// An 8-bit BGR copy of a mapped frame (snapshots).
+cv::Mat frame_to_bgr(const GstVideoFrame& frame, PixelFormat format);
+
+// Draws the detections (frame pixels) onto a frame mapped for writing: boxes and labels in class
+// colours on packed formats; on NV12/I420 the same boxes and tabs in colour with the label text
+// in the luma plane.
+void draw_detections(GstVideoFrame& frame, PixelFormat format,
+                     const std::vector<Detection>& detections, const AnnotateOptions& options);
+
+}  // namespace yolo::gst

@@ -1,0 +1,473 @@
+#include "yolo_element.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "debug.h"
+#include "detection_meta.h"
+#include "http_service.h"
+#include "model_instance.h"
+#include "video_frames.h"
+#include "yolo/runtime/batcher.h"
+#include "yolo/runtime/engine.h"
+
+namespace yolo::gst {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Unmaps a GstVideoFrame when it goes out of scope.
+struct MappedFrame {
+  GstVideoFrame frame{};
+  bool mapped = false;
+  MappedFrame(const GstVideoInfo* info, GstBuffer* buffer, GstMapFlags flags)
+      : mapped(gst_video_frame_map(&frame, info, buffer, flags)) {}
+  ~MappedFrame() {
+    if (mapped) gst_video_frame_unmap(&frame);
+  }
+  MappedFrame(const MappedFrame&) = delete;
+  MappedFrame& operator=(const MappedFrame&) = delete;
+};
+
+// "0,2,person" -> class ids. Names must exist in the model; throws std::invalid_argument.
+std::vector<int> parse_classes(const std::string& text, const std::map<int, std::string>& names) {
+  std::vector<int> ids;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty()) continue;
+    if (std::all_of(item.begin(), item.end(), ::isdigit)) {
+      ids.push_back(std::stoi(item));
+      continue;
+    }
+    auto it =
+        std::find_if(names.begin(), names.end(), [&](const auto& kv) { return kv.second == item; });
+    if (it == names.end()) {
+      std::string known;
+      for (const auto& [id, name] : names) known += (known.empty() ? "" : ", ") + name;
+      throw std::invalid_argument(fmt::format(
+          "classes: '{}' is not a class of this model (it has: {}); use ids or these names", item,
+          known));
+    }
+    ids.push_back(it->first);
+  }
+  return ids;
+}
+
+}  // namespace
+
+YoloElement::~YoloElement() {
+  stop();
+}
+
+ElementSettings YoloElement::settings() const {
+  std::lock_guard<std::mutex> lock(settings_mutex_);
+  return settings_;
+}
+
+void YoloElement::update_settings(const std::function<void(ElementSettings&)>& change) {
+  std::lock_guard<std::mutex> lock(settings_mutex_);
+  change(settings_);
+}
+
+bool YoloElement::start() {
+  const ElementSettings s = settings();
+  if (s.model.empty()) {
+    GST_ELEMENT_ERROR(element_, RESOURCE, NOT_FOUND, ("No model set"),
+                      ("set the model property to a checkpoint (best.pt) or a TorchScript "
+                       "export (.torchscript)"));
+    return false;
+  }
+  InstanceOptions io;
+  io.model = s.model;
+  io.device = s.device;
+  io.half = s.half;
+  io.batch_size = static_cast<int>(s.batch_size);
+  io.batch_timeout = std::chrono::microseconds(s.batch_timeout_us);
+  std::string note;
+  try {
+    model_ = ModelRegistry::process().acquire(s.model_instance_id, io, &note);
+  } catch (const std::exception& e) {
+    GST_ELEMENT_ERROR(element_, RESOURCE, OPEN_READ, ("Could not load model '%s'", s.model.c_str()),
+                      ("%s", e.what()));
+    return false;
+  }
+  if (!note.empty()) GST_WARNING_OBJECT(element_, "%s", note.c_str());
+  Engine& engine = model_->engine();
+  names_ = engine.metadata().names;
+  try {
+    parse_classes(s.classes, names_);
+  } catch (const std::exception& e) {
+    GST_ELEMENT_ERROR(element_, LIBRARY, SETTINGS, ("Invalid classes property"), ("%s", e.what()));
+    model_.reset();
+    return false;
+  }
+  stream_id_ = s.stream_id.empty() ? std::string(GST_OBJECT_NAME(element_)) : s.stream_id;
+  producer_ = model_->batcher().add_producer(stream_id_, QueueFullPolicy::kBlock);
+  if (s.http_port != 0) {
+    try {
+      http_ =
+          HttpServiceRegistry::process().acquire(s.http_address, s.http_port < 0 ? 0 : s.http_port);
+      batcher_metrics_ =
+          http_->metrics().watch_batcher(model_->label(), model_->batcher(), {producer_});
+      GST_INFO_OBJECT(element_, "detections of '%s' served on http://%s:%d/api/v1",
+                      stream_id_.c_str(), http_->address().c_str(), http_->port());
+    } catch (const std::exception& e) {
+      GST_ELEMENT_ERROR(element_, RESOURCE, OPEN_READ_WRITE,
+                        ("Could not serve HTTP on %s:%d", s.http_address.c_str(), s.http_port),
+                        ("%s; choose a free http-port (or 0 to turn the endpoint off)", e.what()));
+      model_->batcher().remove_producer(producer_);
+      model_.reset();
+      return false;
+    }
+  }
+  preprocess_.letterbox.height = static_cast<int>(engine.input_height());
+  preprocess_.letterbox.width = static_cast<int>(engine.input_width());
+  preprocess_.letterbox.stride = static_cast<int>(engine.metadata().stride);
+  preprocess_.device = engine.device();
+  preprocess_.half = model_->options().half;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    flushing_ = stopping_ = false;
+    last_flow_ = GST_FLOW_OK;
+    qos_earliest_ = GST_CLOCK_TIME_NONE;
+    next_frame_ = 0;
+    stats_ = {};
+    pending_.clear();
+  }
+  last_detections_.clear();
+  output_thread_ = std::thread(&YoloElement::output_loop, this);
+  GST_INFO_OBJECT(element_, "model '%s' (%s) on %s, %lldx%lld input, stream '%s'", s.model.c_str(),
+                  model_->label().c_str(), engine.device().str().c_str(),
+                  static_cast<long long>(engine.input_width()),
+                  static_cast<long long>(engine.input_height()), stream_id_.c_str());
+  return true;
+}
+
+bool YoloElement::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (output_thread_.joinable()) output_thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_.clear();  // their futures are abandoned; the batcher still completes them
+    in_progress_ = 0;
+  }
+  batcher_metrics_.reset();  // before the batcher it reads
+  if (http_) http_->metrics().remove_stream(stream_id_);
+  http_.reset();
+  if (model_) model_->batcher().remove_producer(producer_);
+  model_.reset();
+  have_caps_ = false;
+  return true;
+}
+
+bool YoloElement::set_caps(GstCaps* caps) {
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps(&info, caps)) {
+    GST_WARNING_OBJECT(element_, "caps %" GST_PTR_FORMAT " are not raw video",
+                       static_cast<void*>(caps));
+    return false;
+  }
+  const auto format = pixel_format_of(GST_VIDEO_INFO_FORMAT(&info));
+  if (!format) return false;  // the pad template keeps other formats out
+  if ((*format == PixelFormat::kNV12 || *format == PixelFormat::kI420) &&
+      (info.width % 2 || info.height % 2)) {
+    GST_ELEMENT_ERROR(element_, STREAM, FORMAT,
+                      ("%s frames of odd size %dx%d are not supported", to_string(*format),
+                       info.width, info.height),
+                      ("put videoconvert ! video/x-raw,format=BGRx (or a videoscale to an even "
+                       "size) before yolo"));
+    return false;
+  }
+  info_ = info;
+  format_ = *format;
+  set_yuv_colorimetry(info, preprocess_);
+  have_caps_ = true;
+  GST_DEBUG_OBJECT(element_, "negotiated %s %dx%d", to_string(format_), info.width, info.height);
+  return true;
+}
+
+bool YoloElement::should_infer(GstBuffer* buffer, guint64 frame, const ElementSettings& s) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (frame % std::max(1u, s.inference_interval) != 0) {
+    ++stats_.skipped_interval;
+    return false;
+  }
+  if (GST_CLOCK_TIME_IS_VALID(qos_earliest_) && gst_base_transform_is_qos_enabled(element_)) {
+    const GstClockTime running =
+        gst_segment_to_running_time(&element_->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buffer));
+    if (GST_CLOCK_TIME_IS_VALID(running) && running < qos_earliest_) {
+      ++stats_.skipped_qos;
+      GST_DEBUG_OBJECT(element_, "frame %" G_GUINT64_FORMAT " is late: no inference", frame);
+      return false;
+    }
+  }
+  return true;
+}
+
+GstFlowReturn YoloElement::submit(GstBuffer* raw) {
+  BufferPtr buffer(raw);
+  const ElementSettings s = settings();
+  if (!have_caps_ || !model_) return GST_FLOW_NOT_NEGOTIATED;
+  Pending p;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const size_t limit = 2 * static_cast<size_t>(model_->options().batch_size);
+    cv_.wait(lock, [&] {
+      return flushing_ || last_flow_ != GST_FLOW_OK ||
+             pending_.size() + static_cast<size_t>(in_progress_) < limit;
+    });
+    if (flushing_) return GST_FLOW_FLUSHING;
+    if (last_flow_ != GST_FLOW_OK) return last_flow_;
+    p.frame = next_frame_++;
+    ++stats_.frames;
+  }
+  p.info = info_;
+  p.format = format_;
+  p.arrived = Clock::now();
+  p.infer = should_infer(buffer.get(), p.frame, s);
+  if (p.infer) {
+    MappedFrame mapped(&info_, buffer.get(), GST_MAP_READ);
+    if (!mapped.mapped) {
+      GST_ELEMENT_ERROR(
+          element_, STREAM, FAILED, ("Could not map a video frame"),
+          ("buffer of %" G_GSIZE_FORMAT " bytes does not fit %s %dx%d",
+           gst_buffer_get_size(buffer.get()), to_string(format_), info_.width, info_.height));
+      return GST_FLOW_ERROR;
+    }
+    try {
+      PreprocessedBatch batch =
+          preprocess_frames({frame_view_of(mapped.frame, format_)}, preprocess_);
+      p.transform = batch.transforms.front();
+      p.result = model_->batcher().submit(producer_, batch.input[0]);
+    } catch (const std::exception& e) {
+      GST_ELEMENT_ERROR(element_, STREAM, FAILED, ("Could not prepare a frame for the model"),
+                        ("%s", e.what()));
+      return GST_FLOW_ERROR;
+    }
+  }
+  p.buffer = std::move(buffer);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (flushing_) return GST_FLOW_FLUSHING;
+    pending_.push_back(std::move(p));
+  }
+  cv_.notify_all();
+  return GST_FLOW_OK;
+}
+
+bool YoloElement::drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  cv_.wait(lock, [&] {
+    return flushing_ || stopping_ || last_flow_ != GST_FLOW_OK ||
+           (pending_.empty() && in_progress_ == 0);
+  });
+  return !flushing_;
+}
+
+void YoloElement::flush_start() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    flushing_ = true;
+    pending_.clear();
+  }
+  cv_.notify_all();
+}
+
+void YoloElement::flush_stop() {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return in_progress_ == 0 || stopping_; });
+    pending_.clear();
+    flushing_ = false;
+    last_flow_ = GST_FLOW_OK;
+    qos_earliest_ = GST_CLOCK_TIME_NONE;
+  }
+  cv_.notify_all();
+}
+
+void YoloElement::on_qos(GstClockTimeDiff diff, GstClockTime timestamp) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // As GstBaseTransform: frames whose running time is before timestamp + diff are late.
+  if (diff > 0 || static_cast<GstClockTimeDiff>(timestamp) + diff > 0)
+    qos_earliest_ = static_cast<GstClockTime>(static_cast<GstClockTimeDiff>(timestamp) + diff);
+  else
+    qos_earliest_ = GST_CLOCK_TIME_NONE;
+}
+
+GstClockTime YoloElement::added_latency() const {
+  const ElementSettings s = settings();
+  const unsigned batch =
+      model_ ? static_cast<unsigned>(model_->options().batch_size) : s.batch_size;
+  const auto timeout_us = model_ ? static_cast<guint64>(model_->options().batch_timeout.count())
+                                 : static_cast<guint64>(s.batch_timeout_us);
+  return batch > 1 ? timeout_us * GST_USECOND : 0;
+}
+
+GstStructure* YoloElement::stats_structure() const {
+  ElementStats e;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    e = stats_;
+  }
+  InstanceStats m;
+  if (model_) m = model_->stats();
+  return gst_structure_new("yolo-stats", "frames", G_TYPE_UINT64, e.frames, "inferred",
+                           G_TYPE_UINT64, e.inferred, "skipped-interval", G_TYPE_UINT64,
+                           e.skipped_interval, "skipped-qos", G_TYPE_UINT64, e.skipped_qos,
+                           "dropped", G_TYPE_UINT64, e.dropped_by_batcher, "model-batches",
+                           G_TYPE_UINT64, m.batches, "model-frames", G_TYPE_UINT64, m.frames,
+                           "largest-batch", G_TYPE_UINT64, m.largest_batch, nullptr);
+}
+
+NmsOptions YoloElement::nms_options(const ElementSettings& s) const {
+  NmsOptions o;
+  o.conf = static_cast<float>(s.conf_threshold);
+  o.iou = static_cast<float>(s.iou_threshold);
+  o.max_det = static_cast<int>(s.max_detections);
+  try {
+    o.classes = parse_classes(s.classes, names_);
+  } catch (const std::exception& e) {
+    GST_WARNING_OBJECT(element_, "%s; keeping every class", e.what());
+  }
+  return o;
+}
+
+void YoloElement::output_loop() {
+  for (;;) {
+    Pending p;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait(lock, [&] { return stopping_ || (!flushing_ && !pending_.empty()); });
+      if (stopping_) return;
+      p = std::move(pending_.front());
+      pending_.pop_front();
+      ++in_progress_;
+    }
+    const GstFlowReturn flow = finish(p, settings());
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --in_progress_;
+      if (flow != GST_FLOW_OK && last_flow_ == GST_FLOW_OK && !flushing_) last_flow_ = flow;
+    }
+    cv_.notify_all();
+  }
+}
+
+std::optional<std::vector<Detection>> YoloElement::wait_detections(Pending& p,
+                                                                   const ElementSettings& s) {
+  // Bounded waits so that flushing and stopping are noticed promptly; the batcher itself always
+  // completes the future within batch-timeout plus one model call.
+  while (p.result.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (flushing_ || stopping_) return std::nullopt;
+  }
+  try {
+    const torch::Tensor row = p.result.get();
+    std::vector<torch::Tensor> kept =
+        non_max_suppression(row.unsqueeze(0), nms_options(s), model_->engine().end2end());
+    torch::Tensor boxes = kept.front().contiguous();
+    detections_to_source(boxes, p.transform);
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.inferred;
+    return detections_from_rows(boxes.data_ptr<float>(), boxes.size(0), names_);
+  } catch (const FrameDropped& e) {
+    // Only when the batcher goes away under the frame; pass the frame on without detections.
+    GST_DEBUG_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": %s", p.frame, e.what());
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.dropped_by_batcher;
+    return std::vector<Detection>{};
+  } catch (const std::exception& e) {
+    GST_ELEMENT_ERROR(element_, STREAM, FAILED, ("Inference failed"), ("%s", e.what()));
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_flow_ = GST_FLOW_ERROR;
+    return std::nullopt;
+  }
+}
+
+GstFlowReturn YoloElement::finish(Pending& p, const ElementSettings& s) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (flushing_) return GST_FLOW_FLUSHING;
+    if (last_flow_ != GST_FLOW_OK) return last_flow_;  // downstream refused: drop, don't push
+  }
+  std::vector<Detection> detections;
+  if (p.infer) {
+    auto got = wait_detections(p, s);
+    if (!got) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      return flushing_ || stopping_ ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
+    }
+    detections = std::move(*got);
+    last_detections_ = detections;
+  }
+  GstBuffer* buffer = gst_buffer_make_writable(p.buffer.release());
+  p.buffer.reset(buffer);
+  const int width = GST_VIDEO_INFO_WIDTH(&p.info), height = GST_VIDEO_INFO_HEIGHT(&p.info);
+  if (p.infer) attach_roi_metas(buffer, detections, width, height);
+  const std::vector<Detection>& shown = p.infer ? detections : last_detections_;
+  if (s.draw && !shown.empty()) {
+    MappedFrame mapped(&p.info, buffer, GST_MAP_READWRITE);
+    if (mapped.mapped) {
+      draw_detections(mapped.frame, p.format, shown, {});
+    } else {
+      GST_WARNING_OBJECT(element_, "frame %" G_GUINT64_FORMAT " could not be mapped for drawing",
+                         p.frame);
+    }
+  }
+  if (p.infer) publish(p, buffer, detections, s);
+  return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(element_), p.buffer.release());
+}
+
+void YoloElement::publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
+                          const ElementSettings& s) {
+  const int width = GST_VIDEO_INFO_WIDTH(&p.info), height = GST_VIDEO_INFO_HEIGHT(&p.info);
+  const GstClockTime pts = GST_BUFFER_PTS(buffer);
+  if (http_) {
+    FrameResult r;
+    r.stream_id = stream_id_;
+    r.frame = static_cast<int64_t>(p.frame);
+    r.pts_ns = GST_CLOCK_TIME_IS_VALID(pts) ? static_cast<int64_t>(pts) : -1;
+    r.wall_time = std::chrono::system_clock::now();
+    r.width = width;
+    r.height = height;
+    r.detections = detections;
+    const auto now = Clock::now();
+    if (s.snapshot_interval_ms > 0 &&
+        now - last_snapshot_ >= std::chrono::milliseconds(s.snapshot_interval_ms)) {
+      MappedFrame mapped(&p.info, buffer, GST_MAP_READ);
+      if (mapped.mapped) {
+        try {
+          http_->snapshots().put(r, frame_to_bgr(mapped.frame, p.format));
+          last_snapshot_ = now;
+        } catch (const std::exception& e) {
+          GST_WARNING_OBJECT(element_, "snapshot of '%s' not kept: %s", stream_id_.c_str(),
+                             e.what());
+        }
+      }
+    }
+    try {
+      http_->results().publish(std::move(r));
+    } catch (const std::exception& e) {  // the store is full of other streams
+      GST_WARNING_OBJECT(element_, "results of '%s' not published: %s", stream_id_.c_str(),
+                         e.what());
+    }
+    http_->metrics().frame_done(stream_id_, now - p.arrived);
+  }
+  if (s.post_messages) {
+    GstStructure* msg = detections_structure(stream_id_, p.frame, pts, width, height, detections);
+    gst_element_post_message(GST_ELEMENT(element_),
+                             gst_message_new_element(GST_OBJECT(element_), msg));
+  }
+}
+
+}  // namespace yolo::gst

@@ -1,0 +1,143 @@
+// The `yolo` element's state and streaming logic (the GObject glue is gst_yolo.cpp).
+//
+// Data flow. The streaming thread (submit_input_buffer) maps each frame, preprocesses it on the
+// model's device (letterbox, colour conversion, normalisation: device_preprocess.h), submits it
+// to the shared DynamicBatcher and queues it, with its future, in `pending_`. An output thread
+// takes queued frames in order, waits for their model output, runs NMS, attaches the ROI metas
+// (and draws, publishes, posts) and pushes them downstream. So frames are pipelined: the next
+// frames are preprocessed while a batch runs, one stream can fill a batch, and a frame leaves as
+// soon as its result exists, not when the next frame arrives.
+//
+// At most 2 x batch-size frames are in flight per element; upstream blocks beyond that
+// (back-pressure; live sources put a leaky queue before the element). Serialized events (EOS,
+// segments, caps) wait until every queued frame has been pushed, so a partial batch is finished
+// before EOS. FLUSH_START wakes every wait and drops the queued frames.
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "element_settings.h"
+#include "yolo/runtime/detection.h"
+#include "yolo/runtime/device_preprocess.h"
+#include "yolo/runtime/frame_view.h"
+#include "yolo/runtime/letterbox.h"
+#include "yolo/runtime/metrics_registry.h"
+#include "yolo/runtime/postprocess.h"
+
+namespace at {
+class Tensor;
+}
+
+namespace yolo::gst {
+
+class ModelInstance;
+class HttpService;
+
+struct BufferUnref {
+  void operator()(GstBuffer* b) const { gst_buffer_unref(b); }
+};
+using BufferPtr = std::unique_ptr<GstBuffer, BufferUnref>;
+
+// Counters behind the read-only `stats` property.
+struct ElementStats {
+  uint64_t frames = 0;            // buffers received
+  uint64_t inferred = 0;          // frames that got detections
+  uint64_t skipped_interval = 0;  // frames skipped by inference-interval
+  uint64_t skipped_qos = 0;       // frames too late for inference (QoS), passed on without it
+  uint64_t dropped_by_batcher = 0;
+};
+
+class YoloElement {
+ public:
+  explicit YoloElement(GstBaseTransform* element) : element_(element) {}
+  ~YoloElement();
+  YoloElement(const YoloElement&) = delete;
+  YoloElement& operator=(const YoloElement&) = delete;
+
+  // Properties: copies under the settings lock, readable from any thread.
+  ElementSettings settings() const;
+  void update_settings(const std::function<void(ElementSettings&)>& change);
+
+  // GstBaseTransform hooks.
+  bool start();  // READY -> PAUSED: loads (or joins) the model, starts the output thread
+  bool stop();   // PAUSED -> READY: stops the output thread, releases the model
+  bool set_caps(GstCaps* caps);
+  GstFlowReturn submit(GstBuffer* buffer);  // takes ownership
+  // Serialized events: wait for every queued frame to be pushed. false when flushing.
+  bool drain();
+  void flush_start();
+  void flush_stop();
+  void on_qos(GstClockTimeDiff diff, GstClockTime timestamp);
+  // What the element adds to the pipeline latency (the batch wait).
+  GstClockTime added_latency() const;
+  GstStructure* stats_structure() const;
+
+ private:
+  struct Pending {
+    BufferPtr buffer;
+    guint64 frame = 0;
+    bool infer = false;
+    std::future<at::Tensor> result;
+    LetterboxTransform transform;
+    GstVideoInfo info;
+    PixelFormat format = PixelFormat::kBGR;
+    std::chrono::steady_clock::time_point arrived;
+  };
+
+  bool should_infer(GstBuffer* buffer, guint64 frame, const ElementSettings& s);
+  void output_loop();
+  // The frame's detections, or nullopt when it must not be pushed (flushing, stopping, error).
+  std::optional<std::vector<Detection>> wait_detections(Pending& p, const ElementSettings& s);
+  GstFlowReturn finish(Pending& p, const ElementSettings& s);
+  void publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
+               const ElementSettings& s);
+  NmsOptions nms_options(const ElementSettings& s) const;
+
+  GstBaseTransform* element_;  // owns this object
+
+  mutable std::mutex settings_mutex_;
+  ElementSettings settings_;
+
+  // Set in start(), released in stop(); read by both threads in between.
+  std::shared_ptr<ModelInstance> model_;
+  int producer_ = -1;
+  std::shared_ptr<HttpService> http_;
+  MetricsRegistry::CollectorHandle batcher_metrics_;
+  std::map<int, std::string> names_;
+  std::string stream_id_;
+
+  // Negotiated caps (streaming thread only).
+  GstVideoInfo info_{};
+  PixelFormat format_ = PixelFormat::kBGR;
+  DevicePreprocessOptions preprocess_;
+  bool have_caps_ = false;
+
+  // The queue between the streaming thread and the output thread.
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<Pending> pending_;
+  int in_progress_ = 0;  // frames taken by the output thread and not yet pushed
+  bool flushing_ = false, stopping_ = false;
+  GstFlowReturn last_flow_ = GST_FLOW_OK;
+  GstClockTime qos_earliest_ = GST_CLOCK_TIME_NONE;
+  guint64 next_frame_ = 0;
+  ElementStats stats_;
+  std::vector<Detection> last_detections_;  // for drawing on frames that were not inferred
+  std::chrono::steady_clock::time_point last_snapshot_{};
+  std::thread output_thread_;
+};
+
+}  // namespace yolo::gst
