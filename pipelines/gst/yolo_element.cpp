@@ -267,10 +267,18 @@ GstFlowReturn YoloElement::submit(GstBuffer* raw) {
 
 bool YoloElement::drain() {
   std::unique_lock<std::mutex> lock(mutex_);
-  cv_.wait(lock, [&] {
+  const auto drained = [&] {
     return flushing_ || stopping_ || last_flow_ != GST_FLOW_OK ||
            (pending_.empty() && in_progress_ == 0);
-  });
+  };
+  while (!drained()) {
+    // Partial batches run now rather than at batch-timeout: nothing more is coming before this
+    // event. Repeated, because frames beyond one batch are queued behind the first.
+    lock.unlock();
+    if (model_) model_->batcher().flush();
+    lock.lock();
+    cv_.wait_for(lock, std::chrono::milliseconds(10), drained);
+  }
   return !flushing_;
 }
 

@@ -92,8 +92,11 @@ void DynamicBatcher::worker() {
       if (stopping_) return;
       // Wait for a full batch, but never longer than batch_timeout after the oldest arrival.
       const auto deadline = queue_.front().arrived + opts_.batch_timeout;
-      work_cv_.wait_until(lock, deadline, [&] { return stopping_ || queue_.size() >= max_batch; });
+      work_cv_.wait_until(lock, deadline, [&] {
+        return stopping_ || flush_requested_ || queue_.size() >= max_batch;
+      });
       if (stopping_) return;
+      flush_requested_ = false;
       const size_t n = std::min(max_batch, queue_.size());
       for (size_t i = 0; i < n; ++i) {
         batch.push_back(std::move(queue_.front()));
@@ -148,6 +151,15 @@ void DynamicBatcher::worker() {
       }
     }
   }
+}
+
+void DynamicBatcher::flush() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (queue_.empty()) return;
+    flush_requested_ = true;
+  }
+  work_cv_.notify_one();
 }
 
 void DynamicBatcher::remove_producer(int producer) {

@@ -75,6 +75,10 @@ class DynamicBatcher {
   // that frame's output row, or throws FrameDropped / the model's error.
   std::future<torch::Tensor> submit(int producer, torch::Tensor input);
 
+  // Runs the frames waiting now without waiting for the batch to fill or for batch_timeout (a
+  // stream at its end must not wait for frames that will never come). No-op when none wait.
+  void flush();
+
   BatcherStats stats() const;
   ProducerStats producer_stats(int producer) const;
 
@@ -101,6 +105,7 @@ class DynamicBatcher {
   BatcherStats stats_;
   double fill_sum_ = 0, wait_sum_us_ = 0, infer_sum_us_ = 0;
   bool stopping_ = false;
+  bool flush_requested_ = false;  // flush(): run what is queued now
   std::thread thread_;
 };
 

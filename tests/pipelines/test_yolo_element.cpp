@@ -1,0 +1,470 @@
+// The `yolo` element through GstHarness: caps for every format, ROI metas in the frame's
+// coordinates (against the runtime Engine on the same frame), padded strides, inference-interval,
+// EOS with a partial batch, flushing, cross-stream batching, latency and allocation queries,
+// drawing, messages and load errors.
+#include <gst/check/gstharness.h>
+#include <gst/video/gstvideometa.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <opencv2/imgproc.hpp>
+#include <thread>
+
+#include "../../pipelines/gst/detection_meta.h"
+#include "gst_test_support.h"
+#include "yolo/runtime/engine.h"
+
+namespace {
+
+using yolo::Detection;
+
+::testing::Environment* const gst_env =
+    ::testing::AddGlobalTestEnvironment(new yolo::testing::GstEnvironment);
+
+struct HarnessDeleter {
+  void operator()(GstHarness* h) const { gst_harness_teardown(h); }
+};
+using Harness = std::unique_ptr<GstHarness, HarnessDeleter>;
+
+struct BufferDeleter {
+  void operator()(GstBuffer* b) const { gst_buffer_unref(b); }
+};
+using Buffer = std::unique_ptr<GstBuffer, BufferDeleter>;
+
+Harness make_harness(const std::string& properties) {
+  const std::string desc = "yolo model=" + yolo::testing::tiny_model().string() + " " + properties;
+  return Harness(gst_harness_new_parse(desc.c_str()));
+}
+
+std::string caps_string(const std::string& format, int w, int h) {
+  return "video/x-raw,format=" + format + ",width=" + std::to_string(w) +
+         ",height=" + std::to_string(h) + ",framerate=30/1";
+}
+
+// A frame with a bright disc on a dark background, in `format`, as one tightly packed buffer.
+GstBuffer* make_frame(const std::string& format, int w, int h, guint64 pts_index = 0) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, gst_video_format_from_string(format.c_str()), w, h);
+  GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+  cv::Mat bgr(h, w, CV_8UC3, cv::Scalar(30, 40, 50));
+  cv::circle(bgr, {w / 3, h / 2}, std::min(w, h) / 4, cv::Scalar(40, 200, 250), cv::FILLED);
+  cv::Mat converted;
+  if (format == "BGR") converted = bgr;
+  if (format == "RGB") cv::cvtColor(bgr, converted, cv::COLOR_BGR2RGB);
+  if (format == "BGRx" || format == "BGRA") cv::cvtColor(bgr, converted, cv::COLOR_BGR2BGRA);
+  if (format == "RGBx" || format == "RGBA") cv::cvtColor(bgr, converted, cv::COLOR_BGR2RGBA);
+  if (format == "I420") cv::cvtColor(bgr, converted, cv::COLOR_BGR2YUV_I420);
+  if (format == "NV12") {  // OpenCV has no BGR -> NV12: build it from I420
+    cv::Mat i420;
+    cv::cvtColor(bgr, i420, cv::COLOR_BGR2YUV_I420);
+    converted = cv::Mat(h * 3 / 2, w, CV_8UC1);
+    i420.rowRange(0, h).copyTo(converted.rowRange(0, h));
+    const uchar* u = i420.ptr(h);
+    const uchar* v = u + (w / 2) * (h / 2);
+    uchar* uv = converted.ptr(h);
+    for (int i = 0; i < (w / 2) * (h / 2); ++i) {
+      uv[2 * i] = u[i];
+      uv[2 * i + 1] = v[i];
+    }
+  }
+  GstMapInfo map;
+  gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+  // The GstVideoInfo layout of these sizes is tightly packed (widths are multiples of 4).
+  std::memcpy(map.data, converted.data,
+              std::min<size_t>(map.size, converted.total() * converted.elemSize()));
+  gst_buffer_unmap(buffer, &map);
+  GST_BUFFER_PTS(buffer) = pts_index * GST_SECOND / 30;
+  GST_BUFFER_DURATION(buffer) = GST_SECOND / 30;
+  return buffer;
+}
+
+std::vector<Detection> sorted(std::vector<Detection> d) {
+  std::sort(d.begin(), d.end(), [](const Detection& a, const Detection& b) {
+    return std::tie(a.x1, a.y1, a.x2, a.y2) < std::tie(b.x1, b.y1, b.x2, b.y2);
+  });
+  return d;
+}
+
+// A counter of the `stats` property of the harness' yolo element.
+guint64 stat(const Harness& h, const char* field) {
+  GstElement* element = gst_harness_find_element(h.get(), "yolo");
+  GstStructure* s = nullptr;
+  g_object_get(element, "stats", &s, nullptr);
+  gst_object_unref(element);
+  guint64 v = 0;
+  gst_structure_get_uint64(s, field, &v);
+  gst_structure_free(s);
+  return v;
+}
+
+}  // namespace
+
+TEST(YoloElement, EveryFormatNegotiatesAndGetsDetectionsInsideTheFrame) {
+  for (const std::string format : {"RGB", "BGR", "RGBx", "BGRx", "RGBA", "BGRA", "NV12", "I420"}) {
+    SCOPED_TRACE(format);
+    Harness h = make_harness("conf-threshold=0 max-detections=5");
+    gst_harness_set_src_caps_str(h.get(), caps_string(format, 96, 64).c_str());
+    ASSERT_EQ(gst_harness_push(h.get(), make_frame(format, 96, 64)), GST_FLOW_OK);
+    Buffer out(gst_harness_pull(h.get()));
+    ASSERT_TRUE(out);
+    GstCaps* caps = gst_pad_get_current_caps(h->sinkpad);
+    GstCaps* expected = gst_caps_from_string(caps_string(format, 96, 64).c_str());
+    EXPECT_TRUE(gst_caps_is_equal(caps, expected));
+    gst_caps_unref(caps);
+    gst_caps_unref(expected);
+    const std::vector<Detection> dets = yolo::gst::read_roi_metas(out.get());
+    EXPECT_EQ(dets.size(), 5u);  // untrained model, conf 0: max-detections boxes
+    for (const Detection& d : dets) {
+      EXPECT_GE(d.x1, 0);
+      EXPECT_GE(d.y1, 0);
+      EXPECT_LE(d.x2, 96);
+      EXPECT_LE(d.y2, 64);
+      EXPECT_LE(d.x1, d.x2);
+      EXPECT_TRUE(d.class_name == "a" || d.class_name == "b" || d.class_name == "c");
+    }
+  }
+}
+
+TEST(YoloElement, RoiMetasAreTheEnginesBoxesInFramePixels) {
+  // A non-square frame letterboxed into a square model: the element must map boxes back exactly
+  // as Engine::detect does (boxes rounded outwards to whole pixels).
+  const int w = 200, h = 120;
+  Harness hs = make_harness("conf-threshold=0 max-detections=20");
+  gst_harness_set_src_caps_str(hs.get(), caps_string("BGR", w, h).c_str());
+  GstBuffer* in = make_frame("BGR", w, h);
+  cv::Mat frame(h, w, CV_8UC3);
+  gst_buffer_extract(in, 0, frame.data, frame.total() * 3);
+  ASSERT_EQ(gst_harness_push(hs.get(), in), GST_FLOW_OK);
+  Buffer out(gst_harness_pull(hs.get()));
+  std::vector<Detection> got = sorted(yolo::gst::read_roi_metas(out.get()));
+
+  yolo::Engine engine(yolo::testing::tiny_model().string(), {});
+  yolo::NmsOptions nms;
+  nms.conf = 0;
+  nms.max_det = 20;
+  const torch::Tensor boxes = engine.detect({frame}, nms).front().boxes;
+  ASSERT_EQ(static_cast<size_t>(boxes.size(0)), got.size());
+  std::vector<Detection> want;
+  for (int64_t i = 0; i < boxes.size(0); ++i) {
+    auto r = boxes[i];
+    Detection d;
+    d.x1 = std::floor(r[0].item<float>());
+    d.y1 = std::floor(r[1].item<float>());
+    d.x2 = std::ceil(r[2].item<float>());
+    d.y2 = std::ceil(r[3].item<float>());
+    d.confidence = r[4].item<float>();
+    d.class_id = static_cast<int>(r[5].item<float>());
+    want.push_back(d);
+  }
+  want = sorted(want);
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].x1, want[i].x1);
+    EXPECT_EQ(got[i].y1, want[i].y1);
+    EXPECT_EQ(got[i].x2, want[i].x2);
+    EXPECT_EQ(got[i].y2, want[i].y2);
+    EXPECT_NEAR(got[i].confidence, want[i].confidence, 1e-5);
+    EXPECT_EQ(got[i].class_id, want[i].class_id);
+  }
+}
+
+TEST(YoloElement, PaddedRowsFromVideoMetaGiveTheSameDetections) {
+  const int w = 100, h = 60;
+  const gint padded_stride = 512;
+  Harness a = make_harness("conf-threshold=0 max-detections=8");
+  Harness b = make_harness("conf-threshold=0 max-detections=8");
+  gst_harness_set_src_caps_str(a.get(), caps_string("BGR", w, h).c_str());
+  gst_harness_set_src_caps_str(b.get(), caps_string("BGR", w, h).c_str());
+  GstBuffer* packed = make_frame("BGR", w, h);
+  // The same pixels with 512-byte rows and a 64-byte offset, described by a GstVideoMeta.
+  GstBuffer* padded = gst_buffer_new_allocate(nullptr, 64 + padded_stride * h, nullptr);
+  GstMapInfo src, dst;
+  gst_buffer_map(packed, &src, GST_MAP_READ);
+  gst_buffer_map(padded, &dst, GST_MAP_WRITE);
+  std::memset(dst.data, 255, dst.size);
+  for (int y = 0; y < h; ++y)
+    std::memcpy(dst.data + 64 + y * padded_stride, src.data + y * w * 3, w * 3);
+  gst_buffer_unmap(padded, &dst);
+  gst_buffer_unmap(packed, &src);
+  gsize offsets[GST_VIDEO_MAX_PLANES] = {64};
+  gint strides[GST_VIDEO_MAX_PLANES] = {padded_stride};
+  gst_buffer_add_video_meta_full(padded, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_BGR, w, h, 1,
+                                 offsets, strides);
+  ASSERT_EQ(gst_harness_push(a.get(), packed), GST_FLOW_OK);
+  ASSERT_EQ(gst_harness_push(b.get(), padded), GST_FLOW_OK);
+  Buffer out_a(gst_harness_pull(a.get())), out_b(gst_harness_pull(b.get()));
+  const auto da = sorted(yolo::gst::read_roi_metas(out_a.get()));
+  const auto db = sorted(yolo::gst::read_roi_metas(out_b.get()));
+  ASSERT_EQ(da.size(), db.size());
+  ASSERT_FALSE(da.empty());
+  for (size_t i = 0; i < da.size(); ++i) {
+    EXPECT_EQ(da[i].x1, db[i].x1);
+    EXPECT_EQ(da[i].y2, db[i].y2);
+    EXPECT_FLOAT_EQ(da[i].confidence, db[i].confidence);
+  }
+}
+
+TEST(YoloElement, InferenceIntervalLeavesTheFramesBetweenWithoutMetas) {
+  Harness h = make_harness("conf-threshold=0 max-detections=3 inference-interval=3");
+  gst_harness_set_src_caps_str(h.get(), caps_string("BGRx", 64, 48).c_str());
+  for (int i = 0; i < 7; ++i)
+    ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGRx", 64, 48, i)), GST_FLOW_OK);
+  for (int i = 0; i < 7; ++i) {
+    Buffer out(gst_harness_pull(h.get()));
+    ASSERT_TRUE(out);
+    EXPECT_EQ(GST_BUFFER_PTS(out.get()), static_cast<GstClockTime>(i) * GST_SECOND / 30)
+        << "frames leave in order";
+    EXPECT_EQ(yolo::gst::read_roi_metas(out.get()).size(), i % 3 == 0 ? 3u : 0u) << "frame " << i;
+  }
+  EXPECT_EQ(stat(h, "frames"), 7u);
+  EXPECT_EQ(stat(h, "inferred"), 3u);
+  EXPECT_EQ(stat(h, "skipped-interval"), 4u);
+}
+
+TEST(YoloElement, EosRunsAPartialBatchAndComesAfterItsFrames) {
+  // batch-size 4 and a 30 s batch-timeout: three frames can only leave because EOS flushes them.
+  Harness h = make_harness("conf-threshold=0 max-detections=2 batch-size=4 batch-timeout=30000000");
+  gst_harness_set_src_caps_str(h.get(), caps_string("BGR", 64, 64).c_str());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 64, 64, i)), GST_FLOW_OK);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(gst_harness_push_event(h.get(), gst_event_new_eos()));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20))
+      << "EOS waited for batch-timeout instead of flushing";
+  // Everything the element pushed before forwarding EOS is already queued in the harness.
+  EXPECT_EQ(gst_harness_buffers_in_queue(h.get()), 3u);
+  for (int i = 0; i < 3; ++i) {
+    Buffer out(gst_harness_pull(h.get()));
+    EXPECT_EQ(yolo::gst::read_roi_metas(out.get()).size(), 2u);
+  }
+  EXPECT_EQ(stat(h, "model-batches"), 1u);
+  EXPECT_EQ(stat(h, "largest-batch"), 3u);
+  bool saw_eos = false;
+  while (GstEvent* e = gst_harness_try_pull_event(h.get())) {
+    saw_eos |= GST_EVENT_TYPE(e) == GST_EVENT_EOS;
+    gst_event_unref(e);
+  }
+  EXPECT_TRUE(saw_eos);
+}
+
+TEST(YoloElement, FlushingUnblocksAndDropsQueuedFrames) {
+  Harness h = make_harness("conf-threshold=0 batch-size=4 batch-timeout=30000000");
+  gst_harness_set_src_caps_str(h.get(), caps_string("BGR", 64, 64).c_str());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 64, 64, i)), GST_FLOW_OK);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(gst_harness_push_event(h.get(), gst_event_new_flush_start()));
+  ASSERT_TRUE(gst_harness_push_event(h.get(), gst_event_new_flush_stop(TRUE)));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(gst_harness_buffers_in_queue(h.get()), 0u) << "flushed frames must not come out";
+  // Streaming resumes after the flush.
+  gst_harness_push_event(h.get(), gst_event_new_segment([] {
+                           static GstSegment s;
+                           gst_segment_init(&s, GST_FORMAT_TIME);
+                           return &s;
+                         }()));
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 64, 64, 5)), GST_FLOW_OK);
+  ASSERT_TRUE(gst_harness_push_event(h.get(), gst_event_new_eos()));
+  Buffer out(gst_harness_pull(h.get()));
+  ASSERT_TRUE(out);
+  EXPECT_EQ(GST_BUFFER_PTS(out.get()), 5 * GST_SECOND / 30);
+}
+
+TEST(YoloElement, TwoStreamsSharingAModelInstanceAreBatchedTogether) {
+  // A 30 s batch-timeout: a batch only runs when it is full, i.e. holds one frame of each stream.
+  const std::string props =
+      "conf-threshold=0 max-detections=2 batch-size=2 batch-timeout=30000000 "
+      "model-instance-id=shared-test ";
+  Harness a = make_harness(props + "stream-id=cam-a");
+  Harness b = make_harness(props + "stream-id=cam-b");
+  gst_harness_set_src_caps_str(a.get(), caps_string("BGR", 64, 64).c_str());
+  gst_harness_set_src_caps_str(b.get(), caps_string("NV12", 96, 64).c_str());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(gst_harness_push(a.get(), make_frame("BGR", 64, 64, i)), GST_FLOW_OK);
+    ASSERT_EQ(gst_harness_push(b.get(), make_frame("NV12", 96, 64, i)), GST_FLOW_OK);
+    Buffer out_a(gst_harness_pull(a.get())), out_b(gst_harness_pull(b.get()));
+    EXPECT_EQ(yolo::gst::read_roi_metas(out_a.get()).size(), 2u);
+    EXPECT_EQ(yolo::gst::read_roi_metas(out_b.get()).size(), 2u);
+  }
+  // Both elements see the one shared model: 3 calls of 2 frames.
+  EXPECT_EQ(stat(a, "model-batches"), 3u);
+  EXPECT_EQ(stat(b, "model-frames"), 6u);
+  EXPECT_EQ(stat(a, "largest-batch"), 2u);
+  EXPECT_EQ(stat(a, "inferred"), 3u);
+  EXPECT_EQ(stat(b, "inferred"), 3u);
+}
+
+TEST(YoloElement, LatencyQueryAddsTheBatchWait) {
+  Harness h = make_harness("batch-size=4 batch-timeout=20000");
+  gst_harness_set_src_caps_str(h.get(), caps_string("BGR", 64, 64).c_str());
+  gst_harness_set_upstream_latency(h.get(), 10 * GST_MSECOND);
+  GstQuery* q = gst_query_new_latency();
+  ASSERT_TRUE(gst_pad_peer_query(h->sinkpad, q));
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency(q, &live, &min, &max);
+  EXPECT_EQ(min, 30 * GST_MSECOND);
+  gst_query_unref(q);
+}
+
+TEST(YoloElement, AllocationQueryAdvertisesRoiAndVideoMeta) {
+  Harness h = make_harness("");
+  gst_harness_set_src_caps_str(h.get(), caps_string("BGR", 64, 64).c_str());
+  GstCaps* caps = gst_caps_from_string(caps_string("BGR", 64, 64).c_str());
+  GstQuery* q = gst_query_new_allocation(caps, TRUE);
+  ASSERT_TRUE(gst_pad_peer_query(h->srcpad, q));
+  EXPECT_TRUE(
+      gst_query_find_allocation_meta(q, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE, nullptr));
+  EXPECT_TRUE(gst_query_find_allocation_meta(q, GST_VIDEO_META_API_TYPE, nullptr));
+  gst_query_unref(q);
+  gst_caps_unref(caps);
+}
+
+TEST(YoloElement, DrawPaintsBoxesOnPackedAndYuvFrames) {
+  for (const std::string format : {"BGR", "RGBA", "NV12", "I420"}) {
+    SCOPED_TRACE(format);
+    Harness h = make_harness("conf-threshold=0 max-detections=3 draw=true");
+    gst_harness_set_src_caps_str(h.get(), caps_string(format, 96, 64).c_str());
+    GstBuffer* in = make_frame(format, 96, 64);
+    std::vector<uint8_t> before(gst_buffer_get_size(in));
+    gst_buffer_extract(in, 0, before.data(), before.size());
+    ASSERT_EQ(gst_harness_push(h.get(), in), GST_FLOW_OK);
+    Buffer out(gst_harness_pull(h.get()));
+    std::vector<uint8_t> after(gst_buffer_get_size(out.get()));
+    gst_buffer_extract(out.get(), 0, after.data(), after.size());
+    ASSERT_EQ(before.size(), after.size());
+    const auto changed = std::inner_product(before.begin(), before.end(), after.begin(), size_t{0},
+                                            std::plus<>(), std::not_equal_to<>());
+    EXPECT_GT(changed, 50u) << "the overlay should change pixels";
+  }
+}
+
+TEST(YoloElement, WithoutDrawFramesPassThroughUntouched) {
+  Harness h = make_harness("conf-threshold=0 max-detections=3");
+  gst_harness_set_src_caps_str(h.get(), caps_string("I420", 96, 64).c_str());
+  GstBuffer* in = make_frame("I420", 96, 64);
+  std::vector<uint8_t> before(gst_buffer_get_size(in));
+  gst_buffer_extract(in, 0, before.data(), before.size());
+  ASSERT_EQ(gst_harness_push(h.get(), in), GST_FLOW_OK);
+  Buffer out(gst_harness_pull(h.get()));
+  std::vector<uint8_t> after(gst_buffer_get_size(out.get()));
+  gst_buffer_extract(out.get(), 0, after.data(), after.size());
+  EXPECT_EQ(before, after);
+}
+
+namespace {
+
+// Runs `description` to its end and returns the first error message text ("" if none).
+std::string first_error(const std::string& description) {
+  GError* parse_error = nullptr;
+  GstElement* pipeline = gst_parse_launch(description.c_str(), &parse_error);
+  if (parse_error) {
+    std::string m = parse_error->message;
+    g_error_free(parse_error);
+    if (pipeline) gst_object_unref(pipeline);
+    return "parse: " + m;
+  }
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* msg = gst_bus_timed_pop_filtered(
+      bus, 60 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  std::string text;
+  if (msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+    GError* err = nullptr;
+    gchar* debug = nullptr;
+    gst_message_parse_error(msg, &err, &debug);
+    text = std::string(err->message) + " | " + (debug ? debug : "");
+    g_error_free(err);
+    g_free(debug);
+  }
+  if (msg) gst_message_unref(msg);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return text;
+}
+
+}  // namespace
+
+TEST(YoloElement, UnloadableModelsPostAnErrorNamingTheFile) {
+  const std::string missing =
+      first_error("videotestsrc num-buffers=2 ! yolo model=/no/such/best.pt ! fakesink");
+  EXPECT_NE(missing.find("Could not load model '/no/such/best.pt'"), std::string::npos) << missing;
+
+  const auto truncated =
+      std::filesystem::path(YOLO_BINARY_DIR) / "test-models" / "truncated.torchscript";
+  {
+    std::ifstream in(yolo::testing::tiny_model(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream(truncated, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  }
+  const std::string broken =
+      first_error("videotestsrc num-buffers=2 ! yolo model=" + truncated.string() + " ! fakesink");
+  EXPECT_NE(broken.find("Could not load model"), std::string::npos) << broken;
+  EXPECT_NE(broken.find("truncated.torchscript"), std::string::npos) << broken;
+
+  const std::string none = first_error("videotestsrc num-buffers=2 ! yolo ! fakesink");
+  EXPECT_NE(none.find("No model set"), std::string::npos) << none;
+
+  const std::string npu = first_error(
+      "videotestsrc num-buffers=2 ! yolo model=" + yolo::testing::tiny_model().string() +
+      " device=npu ! fakesink");
+  EXPECT_NE(npu.find("npu"), std::string::npos) << npu;
+
+  const std::string odd = first_error(
+      "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=95,height=63 ! yolo model=" +
+      yolo::testing::tiny_model().string() + " ! fakesink");
+  EXPECT_NE(odd.find("odd size"), std::string::npos) << odd;
+}
+
+TEST(YoloElement, MessagesCarryTheDetections) {
+  GError* error = nullptr;
+  const std::string desc =
+      "videotestsrc num-buffers=4 ! video/x-raw,width=80,height=48 ! videoconvert ! yolo model=" +
+      yolo::testing::tiny_model().string() +
+      " conf-threshold=0 max-detections=4 post-messages=true stream-id=msgcam ! fakesink";
+  GstElement* pipeline = gst_parse_launch(desc.c_str(), &error);
+  ASSERT_EQ(error, nullptr);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  int messages = 0;
+  for (;;) {
+    GstMessage* msg = gst_bus_timed_pop_filtered(
+        bus, 60 * GST_SECOND,
+        static_cast<GstMessageType>(GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    ASSERT_NE(msg, nullptr);
+    const GstMessageType type = GST_MESSAGE_TYPE(msg);
+    if (type == GST_MESSAGE_ELEMENT) {
+      const GstStructure* s = gst_message_get_structure(msg);
+      if (gst_structure_has_name(s, yolo::gst::kDetectionsMessage)) {
+        EXPECT_STREQ(gst_structure_get_string(s, "stream-id"), "msgcam");
+        guint64 frame = 99;
+        gst_structure_get_uint64(s, "frame", &frame);
+        EXPECT_EQ(frame, static_cast<guint64>(messages));
+        const GValue* list = gst_structure_get_value(s, "detections");
+        EXPECT_EQ(gst_value_list_get_size(list), 4u);
+        const GstStructure* d = gst_value_get_structure(gst_value_list_get_value(list, 0));
+        double x2 = -1;
+        gst_structure_get_double(d, "x2", &x2);
+        EXPECT_GE(x2, 0);
+        EXPECT_LE(x2, 80);
+        ++messages;
+      }
+    }
+    gst_message_unref(msg);
+    if (type != GST_MESSAGE_ELEMENT) {
+      EXPECT_EQ(type, GST_MESSAGE_EOS);
+      break;
+    }
+  }
+  EXPECT_EQ(messages, 4);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
