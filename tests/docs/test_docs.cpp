@@ -4,7 +4,7 @@
 //    type, a device string the device grammar accepts);
 //  - docs/cli.md lists every mode of the command line and documents exactly the keys of
 //    config/default.yaml, each under its section with its default and type;
-//  - relative links in docs/*.md point at files that exist.
+//  - relative links in README.md and docs/*.md point at files and headings that exist.
 // Each check is also run on an in-memory bad sample, so a check that can no longer fail is caught.
 #include <gtest/gtest.h>
 
@@ -324,19 +324,55 @@ std::vector<std::string> check_mode_table(const std::string& region,
   return problems;
 }
 
-// Relative link targets in markdown ([text](target), anchors and URLs excluded) that do not exist
-// relative to `dir`.
+// GitHub's anchor for a heading: lower case, everything but letters, digits, spaces, '-' and '_'
+// dropped, spaces turned into '-'.
+std::string heading_anchor(const std::string& heading) {
+  std::string out;
+  for (unsigned char c : heading) {
+    if (std::isalnum(c) || c == '-' || c == '_') {
+      out += static_cast<char>(std::tolower(c));
+    } else if (c == ' ') {
+      out += '-';
+    }
+  }
+  return out;
+}
+
+// Anchors of every heading outside code blocks.
+std::set<std::string> anchors_of(const std::string& markdown) {
+  std::set<std::string> anchors;
+  bool in_block = false;
+  for (const std::string& raw : split_lines(markdown)) {
+    const std::string line = trim(raw);
+    if (line.rfind("```", 0) == 0 || line.rfind("~~~", 0) == 0) in_block = !in_block;
+    if (in_block || line.empty() || line.front() != '#') continue;
+    const size_t text = line.find_first_not_of('#');
+    if (text == std::string::npos || line[text] != ' ') continue;
+    anchors.insert(heading_anchor(trim(line.substr(text))));
+  }
+  return anchors;
+}
+
+// Relative links in markdown ([text](target); URLs excluded) whose file does not exist relative
+// to `dir`, or whose #anchor names no heading of the Markdown file it points at.
 std::vector<std::string> broken_links(const std::string& markdown, const fs::path& dir) {
   std::vector<std::string> broken;
   static const std::regex link(R"(\]\(([^)\s]+)\))");
   for (auto it = std::sregex_iterator(markdown.begin(), markdown.end(), link);
        it != std::sregex_iterator(); ++it) {
-    std::string target = (*it)[1].str();
-    if (target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0 ||
-        target.front() == '#')
+    const std::string target = (*it)[1].str();
+    if (target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0) continue;
+    const size_t hash = target.find('#');
+    const std::string file = target.substr(0, hash);
+    if (!file.empty() && !fs::exists(dir / file)) {
+      broken.push_back(target);
       continue;
-    target = target.substr(0, target.find('#'));
-    if (!fs::exists(dir / target)) broken.push_back(target);
+    }
+    if (hash == std::string::npos) continue;
+    if (!file.empty() && fs::path(file).extension() != ".md") continue;
+    const std::set<std::string> anchors =
+        anchors_of(file.empty() ? markdown : read_file(dir / file));
+    if (!anchors.count(target.substr(hash + 1))) broken.push_back(target);
   }
   return broken;
 }
@@ -459,11 +495,15 @@ TEST(ModeTable, ReportsMissingAndInventedModes) {
   EXPECT_EQ(join(check_mode_table(region, {"train", "fly"})), "");
 }
 
-TEST(Links, ReportsMissingTargets) {
-  const auto broken =
-      broken_links("[a](training.md) [b](nowhere.md#x) [c](https://example.com/x.md) [d](#local)",
-                   kSourceDir / "docs");
-  EXPECT_EQ(broken, (std::vector<std::string>{"nowhere.md"}));
+TEST(Links, ReportsMissingFilesAndAnchors) {
+  const std::string md =
+      "# Top\n## Exit codes\n### `checks` mode (CPU)\n```sh\n# not a heading\n```\n"
+      "[a](training.md) [b](nowhere.md#x) [c](https://example.com/x.md) [d](#exit-codes)\n"
+      "[e](#checks-mode-cpu) [f](#not-a-heading) [g](#missing) [h](training.md#the-run-folder)\n"
+      "[i](training.md#no-such-section)\n";
+  EXPECT_EQ(broken_links(md, kSourceDir / "docs"),
+            (std::vector<std::string>{"nowhere.md#x", "#not-a-heading", "#missing",
+                                      "training.md#no-such-section"}));
 }
 
 // ---- the real documentation ---------------------------------------------------------------------
