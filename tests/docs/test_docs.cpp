@@ -12,6 +12,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <regex>
 #include <set>
@@ -520,6 +521,7 @@ TEST(Documentation, EveryTrainerCommandInTheDocsIsValid) {
       if (!problem.empty()) failures += cmd.where + ": `" + cmd.text + "`\n    " + problem + "\n";
     }
   }
+  for (const auto& [name, count] : per_file) std::cout << name << ": " << count << " commands\n";
   EXPECT_EQ(failures, "");
   // The extractor must keep finding the commands these pages are built around.
   for (const char* page : {"README.md", "docs/cli.md", "docs/training.md", "docs/predict.md",
