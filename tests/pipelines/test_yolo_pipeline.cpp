@@ -1,0 +1,133 @@
+// The `yolo` element in whole pipelines: gst-launch-1.0 runs to EOS, the leaks tracer finds no
+// leaked objects (single stream, two streams sharing a model, HTTP on), and the HTTP endpoint
+// serves detections, stream lists and snapshots while a pipeline plays.
+#include <gst/gst.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "gst_test_support.h"
+#include "run_command.h"
+
+namespace {
+
+::testing::Environment* const gst_env =
+    ::testing::AddGlobalTestEnvironment(new yolo::testing::GstEnvironment);
+
+std::string model() {
+  return yolo::testing::tiny_model().string();
+}
+
+// gst-launch-1.0 with the build tree's plugin, stdout and stderr together.
+yolo::testing::CommandResult launch(const std::string& pipeline, const std::string& env = "") {
+  return yolo::testing::run_command("env GST_PLUGIN_PATH=" + yolo::testing::plugin_dir() + " " +
+                                    env + " timeout 300 gst-launch-1.0 -e " + pipeline);
+}
+
+// The leaks tracer logs one "object-alive, type-name=(string)GstBuffer, ..." record per object
+// still alive at exit (after declaring the record's format, which names no type).
+void expect_no_leaks(const std::string& pipeline) {
+  const auto r = launch(pipeline, "GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  static const std::regex alive(R"(object-alive, type-name=\(string\)[A-Za-z])");
+  std::smatch leak;
+  EXPECT_FALSE(std::regex_search(r.output, leak, alive))
+      << "leaked: " << r.output.substr(static_cast<size_t>(leak.position(0)), 300);
+  EXPECT_NE(r.output.find("Got EOS"), std::string::npos) << r.output;
+}
+
+}  // namespace
+
+TEST(YoloPipeline, GstLaunchRunsToEos) {
+  const auto r =
+      launch("videotestsrc num-buffers=30 ! videoconvert ! yolo model=" + model() + " ! fakesink");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Got EOS from element"), std::string::npos) << r.output;
+}
+
+TEST(YoloPipeline, LeaksTracerFindsNothing) {
+  expect_no_leaks(
+      "videotestsrc num-buffers=20 ! video/x-raw,width=160,height=120 ! videoconvert "
+      "! yolo model=" +
+      model() + " draw=true post-messages=true ! fakesink");
+  // Two streams batched through one shared model.
+  const std::string branch = "! videoconvert ! yolo model=" + model() +
+                             " model-instance-id=leaktest batch-size=2 batch-timeout=20000 ";
+  expect_no_leaks("videotestsrc num-buffers=20 " + branch + "stream-id=s1 ! fakesink " +
+                  "videotestsrc num-buffers=20 pattern=ball " + branch + "stream-id=s2 ! fakesink");
+  // The HTTP endpoint started and stopped with the element.
+  expect_no_leaks(
+      "videotestsrc num-buffers=20 ! video/x-raw,format=NV12,width=128,height=96 ! "
+      "yolo model=" +
+      model() + " http-port=" + std::to_string(yolo::testing::free_port()) +
+      " snapshot-interval=1 ! fakesink");
+}
+
+TEST(YoloPipeline, HttpEndpointServesDetectionsWhilePlaying) {
+  const int port = yolo::testing::free_port();
+  const std::string desc =
+      "videotestsrc is-live=true num-buffers=150 ! video/x-raw,width=160,height=96,framerate=30/1 "
+      "! videoconvert ! yolo model=" +
+      model() +
+      " conf-threshold=0 max-detections=3 stream-id=cam7 snapshot-interval=100 http-port=" +
+      std::to_string(port) + " ! fakesink";
+  GError* error = nullptr;
+  GstElement* pipeline = gst_parse_launch(desc.c_str(), &error);
+  ASSERT_EQ(error, nullptr);
+  ASSERT_EQ(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_ASYNC);
+
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(10, 0);
+  nlohmann::json latest;
+  for (int attempt = 0; attempt < 100 && latest.is_null(); ++attempt) {
+    auto res = client.Get("/api/v1/streams/cam7/detections");
+    if (res && res->status == 200) {
+      latest = nlohmann::json::parse(res->body);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ASSERT_FALSE(latest.is_null()) << "no detections served on port " << port;
+  const auto& result = latest["results"].at(0);
+  EXPECT_EQ(result["stream_id"], "cam7");
+  EXPECT_EQ(result["width"], 160);
+  EXPECT_EQ(result["height"], 96);
+  ASSERT_EQ(result["detections"].size(), 3u);
+  for (const auto& d : result["detections"]) {
+    EXPECT_GE(d["x1"].get<double>(), 0);
+    EXPECT_LE(d["x2"].get<double>(), 160);
+  }
+  // A long-poll for the next result returns a newer one while the pipeline plays.
+  const uint64_t since = latest["next_since"];
+  auto next = client.Get(
+      ("/api/v1/streams/cam7/detections?since=" + std::to_string(since) + "&wait=5000").c_str());
+  ASSERT_TRUE(next);
+  ASSERT_EQ(next->status, 200);
+  EXPECT_GT(nlohmann::json::parse(next->body)["results"].at(0)["seq"].get<uint64_t>(), since);
+
+  auto streams = client.Get("/api/v1/streams");
+  ASSERT_TRUE(streams);
+  EXPECT_NE(streams->body.find("\"cam7\""), std::string::npos) << streams->body;
+  auto snapshot = client.Get("/api/v1/streams/cam7/snapshot.jpg");
+  ASSERT_TRUE(snapshot);
+  EXPECT_EQ(snapshot->status, 200);
+  ASSERT_GT(snapshot->body.size(), 100u);
+  EXPECT_EQ(static_cast<unsigned char>(snapshot->body[0]), 0xFF);  // JPEG SOI
+  EXPECT_EQ(static_cast<unsigned char>(snapshot->body[1]), 0xD8);
+  auto metrics = client.Get("/api/v1/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("yolo_stream_frames_total{stream=\"cam7\"}"), std::string::npos)
+      << metrics->body.substr(0, 2000);
+
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  // The server went away with the element.
+  httplib::Client after("127.0.0.1", port);
+  after.set_connection_timeout(1, 0);
+  EXPECT_FALSE(after.Get("/api/v1/health"));
+}
