@@ -7,12 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <thread>
 
 #include "gst_test_support.h"
 #include "run_command.h"
+#include "yolo/synth/synthetic_data.h"
 
 namespace {
 
@@ -130,4 +132,50 @@ TEST(YoloPipeline, HttpEndpointServesDetectionsWhilePlaying) {
   httplib::Client after("127.0.0.1", port);
   after.set_connection_timeout(1, 0);
   EXPECT_FALSE(after.Get("/api/v1/health"));
+}
+
+namespace {
+
+// A short synthetic H.264 video (160x90, 20 frames), made once per test run.
+std::filesystem::path small_video() {
+  static const std::filesystem::path video = [] {
+    yolo::synth::SynthOptions o;
+    o.dir = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-examples";
+    o.train_images = 0;
+    o.val_images = 0;
+    o.imgsz = 160;
+    o.video = true;
+    o.video_frames = 20;
+    return yolo::synth::generate_synthetic_dataset(o).video;
+  }();
+  return video;
+}
+
+yolo::testing::CommandResult example(const std::string& script, const std::string& args) {
+  return yolo::testing::run_command("env GST_PLUGIN_PATH=" + yolo::testing::plugin_dir() +
+                                    " HTTP_PORT=" + std::to_string(yolo::testing::free_port()) +
+                                    " timeout 300 " + YOLO_SOURCE_DIR + "/pipelines/examples/" +
+                                    script + " " + args);
+}
+
+}  // namespace
+
+// The example scripts of pipelines/examples run as documented (the RTSP one needs a camera).
+TEST(YoloPipeline, ExampleScriptsRun) {
+  if (yolo::synth::synthetic_video_unavailable_reason() != "")
+    GTEST_SKIP() << yolo::synth::synthetic_video_unavailable_reason();
+  const std::string video = small_video().string();
+  const auto file = example("file.sh", model() + " " + video);
+  EXPECT_EQ(file.exit_code, 0) << file.output;
+  EXPECT_NE(file.output.find("yolo-detections"), std::string::npos) << file.output;
+
+  const auto out = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-examples" / "overlay.mp4";
+  std::filesystem::remove(out);
+  const auto overlay = example("overlay.sh", model() + " " + video + " " + out.string());
+  EXPECT_EQ(overlay.exit_code, 0) << overlay.output;
+  EXPECT_GT(std::filesystem::exists(out) ? std::filesystem::file_size(out) : 0, 1000u);
+
+  const std::string uri = "file://" + video;
+  const auto multi = example("multi-camera.sh", model() + " " + uri + " " + uri);
+  EXPECT_EQ(multi.exit_code, 0) << multi.output;
 }
