@@ -90,21 +90,26 @@ bool YoloElement::start() {
   io.batch_size = static_cast<int>(s.batch_size);
   io.batch_timeout = std::chrono::microseconds(s.batch_timeout_us);
   std::string note;
+  std::shared_ptr<ModelInstance> model;
   try {
-    model_ = ModelRegistry::process().acquire(s.model_instance_id, io, &note);
+    model = ModelRegistry::process().acquire(s.model_instance_id, io, &note);
   } catch (const std::exception& e) {
     GST_ELEMENT_ERROR(element_, RESOURCE, OPEN_READ, ("Could not load model '%s'", s.model.c_str()),
                       ("%s", e.what()));
     return false;
   }
   if (!note.empty()) GST_WARNING_OBJECT(element_, "%s", note.c_str());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    model_ = model;
+  }
   Engine& engine = model_->engine();
   names_ = engine.metadata().names;
   try {
     parse_classes(s.classes, names_);
   } catch (const std::exception& e) {
     GST_ELEMENT_ERROR(element_, LIBRARY, SETTINGS, ("Invalid classes property"), ("%s", e.what()));
-    model_.reset();
+    release_model();
     return false;
   }
   stream_id_ = s.stream_id.empty() ? std::string(GST_OBJECT_NAME(element_)) : s.stream_id;
@@ -121,8 +126,9 @@ bool YoloElement::start() {
       GST_ELEMENT_ERROR(element_, RESOURCE, OPEN_READ_WRITE,
                         ("Could not serve HTTP on %s:%d", s.http_address.c_str(), s.http_port),
                         ("%s; choose a free http-port (or 0 to turn the endpoint off)", e.what()));
-      model_->batcher().remove_producer(producer_);
-      model_.reset();
+      batcher_metrics_.reset();
+      http_.reset();
+      release_model();
       return false;
     }
   }
@@ -164,10 +170,19 @@ bool YoloElement::stop() {
   batcher_metrics_.reset();  // before the batcher it reads
   if (http_) http_->metrics().remove_stream(stream_id_);
   http_.reset();
-  if (model_) model_->batcher().remove_producer(producer_);
-  model_.reset();
+  release_model();
   have_caps_ = false;
   return true;
+}
+
+void YoloElement::release_model() {
+  std::shared_ptr<ModelInstance> model;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    model.swap(model_);
+  }
+  if (model && producer_ >= 0) model->batcher().remove_producer(producer_);
+  producer_ = -1;
 }
 
 bool YoloElement::set_caps(GstCaps* caps) {
@@ -313,22 +328,29 @@ void YoloElement::on_qos(GstClockTimeDiff diff, GstClockTime timestamp) {
 }
 
 GstClockTime YoloElement::added_latency() const {
+  // Queries come from any thread: read the running model under the lock (start/stop swap it).
+  std::shared_ptr<ModelInstance> model;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    model = model_;
+  }
   const ElementSettings s = settings();
-  const unsigned batch =
-      model_ ? static_cast<unsigned>(model_->options().batch_size) : s.batch_size;
-  const auto timeout_us = model_ ? static_cast<guint64>(model_->options().batch_timeout.count())
-                                 : static_cast<guint64>(s.batch_timeout_us);
+  const unsigned batch = model ? static_cast<unsigned>(model->options().batch_size) : s.batch_size;
+  const auto timeout_us = model ? static_cast<guint64>(model->options().batch_timeout.count())
+                                : static_cast<guint64>(s.batch_timeout_us);
   return batch > 1 ? timeout_us * GST_USECOND : 0;
 }
 
 GstStructure* YoloElement::stats_structure() const {
   ElementStats e;
+  std::shared_ptr<ModelInstance> model;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     e = stats_;
+    model = model_;
   }
   InstanceStats m;
-  if (model_) m = model_->stats();
+  if (model) m = model->stats();
   return gst_structure_new("yolo-stats", "frames", G_TYPE_UINT64, e.frames, "inferred",
                            G_TYPE_UINT64, e.inferred, "skipped-interval", G_TYPE_UINT64,
                            e.skipped_interval, "skipped-qos", G_TYPE_UINT64, e.skipped_qos,

@@ -105,13 +105,16 @@ class YoloElement {
   void publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
                const ElementSettings& s);
   NmsOptions nms_options(const ElementSettings& s) const;
+  // Leaves the model instance (the last element to leave frees it).
+  void release_model();
 
   GstBaseTransform* element_;  // owns this object
 
   mutable std::mutex settings_mutex_;
   ElementSettings settings_;
 
-  // Set in start(), released in stop(); read by both threads in between.
+  // Set in start(), released in stop(); read without a lock by the streaming and output threads,
+  // which only run in between; other threads (queries, stats) copy it under mutex_.
   std::shared_ptr<ModelInstance> model_;
   int producer_ = -1;
   std::shared_ptr<HttpService> http_;
