@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The product's main job on the built-in default: install, build, check the machine, generate the
 # synthetic shapes dataset and video, train YOLO26n on it, validate best.pt through the runtime,
-# predict on the synthetic video and export best.pt for deployment. The GStreamer pipeline joins
-# this script as it lands.
+# predict on the synthetic video, export best.pt for deployment, and run the synthetic video
+# through a gst-launch-1.0 pipeline with the `yolo` element, polling its HTTP endpoint while it
+# plays.
 #
 # Environment: EPOCHS (default 10), IMGSZ (default 320), MODEL (default yolo26n.yaml),
-# DEVICE (default: GPU 0 if there is one, else the CPU).
+# DEVICE (default: GPU 0 if there is one, else the CPU), PORT (HTTP endpoint of the pipeline step,
+# default 8089).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,29 +18,61 @@ model=${MODEL:-yolo26n.yaml}
 device_arg=()
 if [[ -n "${DEVICE:-}" ]]; then device_arg=(device="$DEVICE"); fi
 trainer="$PWD/build/bin/yolo-trainer"
+port=${PORT:-8089}
+yolo_device=()
+if [[ -n "${DEVICE:-}" ]]; then yolo_device=(device="$DEVICE"); fi
 
-echo "==> [1/8] installing dependencies (Debian packages)"
+echo "==> [1/9] installing dependencies (Debian packages)"
 tools/install-deps.sh
-echo "==> [2/8] building (build/)"
+echo "==> [2/9] building (build/)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$(nproc)"
-echo "==> [3/8] yolo-trainer checks"
+echo "==> [3/9] yolo-trainer checks"
 "$trainer" checks
-echo "==> [4/8] synthetic dataset and video"
+echo "==> [4/9] synthetic dataset and video"
 "$trainer" synth dir="$run_dir/data" images=200 imgsz="$imgsz" nc=3 seed=0 video=True frames=90
-echo "==> [5/8] training $model for $epochs epochs at imgsz $imgsz"
+echo "==> [5/9] training $model for $epochs epochs at imgsz $imgsz"
 "$trainer" train model="$model" data="$run_dir/data/data.yaml" imgsz="$imgsz" epochs="$epochs" \
   batch=16 project="$run_dir" name=train exist_ok=True "${device_arg[@]}"
-echo "==> [6/8] validating best.pt through the runtime"
+echo "==> [6/9] validating best.pt through the runtime"
 "$trainer" val model="$run_dir/train/weights/best.pt" data="$run_dir/data/data.yaml" \
   project="$run_dir" name=val exist_ok=True save_json=True "${device_arg[@]}"
-echo "==> [7/8] predicting on the synthetic video"
+echo "==> [7/9] predicting on the synthetic video"
 "$trainer" predict model="$run_dir/train/weights/best.pt" source="$run_dir/data/video/synthetic.mp4" \
   project="$run_dir" name=predict exist_ok=True save_txt=True verbose=False "${device_arg[@]}"
-echo "==> [8/8] TorchScript export of best.pt for deployment"
+echo "==> [8/9] TorchScript export of best.pt for deployment"
 "$trainer" export model="$run_dir/train/weights/best.pt" imgsz="$imgsz" "${device_arg[@]}"
+echo "==> [9/9] the synthetic video through gst-launch-1.0 ... ! yolo http-port=$port ! ..."
+pipeline_dir="$run_dir/pipeline"
+mkdir -p "$pipeline_dir"
+# clocksync plays the file at its frame rate, as a camera would, so the endpoint can be polled
+# while frames flow; the annotated frames are encoded to an MP4 next to the run.
+GST_PLUGIN_PATH="$PWD/build/gst-plugins" gst-launch-1.0 -e \
+  filesrc location="$run_dir/data/video/synthetic.mp4" ! decodebin ! videoconvert ! clocksync ! \
+  yolo model="$run_dir/train/weights/best.pt" stream-id=synthetic http-port="$port" draw=true \
+    "${yolo_device[@]}" ! \
+  videoconvert ! x264enc tune=zerolatency ! h264parse ! mp4mux ! \
+  filesink location="$pipeline_dir/annotated.mp4" > "$pipeline_dir/gst-launch.log" 2>&1 &
+gst_pid=$!
+polled=0
+for _ in $(seq 1 50); do
+  if body=$(curl -sf "http://127.0.0.1:$port/api/v1/streams/synthetic/detections"); then
+    polled=$((polled + 1))
+    frame=$(grep -o '"frame":[0-9]*' <<<"$body" | tail -1 | cut -d: -f2)
+    found=$(grep -o '"class_name":"[^"]*","confidence":[0-9.]*' <<<"$body" |
+      sed -E 's/"class_name":"([^"]*)","confidence":([0-9]\.[0-9]{2}).*/\1 \2/' | paste -sd, -)
+    echo "    GET /api/v1/streams/synthetic/detections: frame $frame: ${found:-no detections}"
+    [[ $polled -ge 3 ]] && break
+  fi
+  sleep 0.5
+done
+curl -sf "http://127.0.0.1:$port/api/v1/streams/synthetic/snapshot.jpg" \
+  -o "$pipeline_dir/snapshot.jpg" || true
+wait "$gst_pid" || { echo "gst-launch-1.0 failed; see $pipeline_dir/gst-launch.log" >&2; exit 1; }
+[[ $polled -gt 0 ]] || { echo "the HTTP endpoint on port $port never answered" >&2; exit 1; }
 echo
 echo "Done. Dataset: $run_dir/data/data.yaml  video: $run_dir/data/video/synthetic.mp4"
 echo "      Training run: $run_dir/train (results.png, weights/best.pt)"
 echo "      Validation: $run_dir/val   Predictions (annotated video, labels, JSON lines): $run_dir/predict"
 echo "      Deployable model: $run_dir/train/weights/best.torchscript"
+echo "      GStreamer run: $pipeline_dir (annotated.mp4, snapshot.jpg, gst-launch.log)"
