@@ -468,3 +468,35 @@ TEST(YoloElement, MessagesCarryTheDetections) {
   gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_object_unref(pipeline);
 }
+
+TEST(YoloElement, LateFramesSkipInferenceButPassThrough) {
+  Harness h = make_harness("conf-threshold=0 max-detections=2");
+  gst_harness_set_src_caps_str(h.get(), caps_string("BGR", 64, 64).c_str());
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 64, 64, 0)), GST_FLOW_OK);
+  Buffer first(gst_harness_pull(h.get()));
+  EXPECT_EQ(yolo::gst::read_roi_metas(first.get()).size(), 2u);
+  // Downstream reports that frames are 1 s late at running time 0: everything before 1 s is late.
+  ASSERT_TRUE(gst_harness_push_upstream_event(
+      h.get(), gst_event_new_qos(GST_QOS_TYPE_UNDERFLOW, 0.5, GST_SECOND, 0)));
+  for (int i = 1; i <= 3; ++i)
+    ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 64, 64, i)), GST_FLOW_OK);
+  for (int i = 1; i <= 3; ++i) {
+    Buffer out(gst_harness_pull(h.get()));
+    ASSERT_TRUE(out) << "late frames must still pass";
+    EXPECT_TRUE(yolo::gst::read_roi_metas(out.get()).empty());
+  }
+  EXPECT_EQ(stat(h, "skipped-qos"), 3u);
+  // A frame after the late window is inferred again.
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 64, 64, 40)), GST_FLOW_OK);
+  Buffer later(gst_harness_pull(h.get()));
+  EXPECT_EQ(yolo::gst::read_roi_metas(later.get()).size(), 2u);
+  // With qos=false the element ignores lateness.
+  GstElement* yolo = gst_harness_find_element(h.get(), "yolo");
+  g_object_set(yolo, "qos", FALSE, nullptr);
+  gst_object_unref(yolo);
+  ASSERT_TRUE(gst_harness_push_upstream_event(
+      h.get(), gst_event_new_qos(GST_QOS_TYPE_UNDERFLOW, 0.5, 10 * GST_SECOND, 0)));
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 64, 64, 41)), GST_FLOW_OK);
+  Buffer kept(gst_harness_pull(h.get()));
+  EXPECT_EQ(yolo::gst::read_roi_metas(kept.get()).size(), 2u);
+}
