@@ -6,31 +6,39 @@
 # plays.
 #
 # Environment: EPOCHS (default 10), IMGSZ (default 320), MODEL (default yolo26n.yaml),
-# DEVICE (default: GPU 0 if there is one, else the CPU), PORT (HTTP endpoint of the pipeline step,
+# IMAGES (training images, default 200), FRAMES (video frames, default 90), RUN_DIR (default
+# runs/quickstart), SKIP_SETUP=1 (skip install and build: the end-to-end test's miniature run),
+# BUILD_DIR (default build), DEVICE (default: GPU 0 if there is one, else the CPU), PORT (HTTP endpoint of the pipeline step,
 # default 8089).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-run_dir=runs/quickstart
+run_dir=${RUN_DIR:-runs/quickstart}
+images=${IMAGES:-200}
+frames=${FRAMES:-90}
 epochs=${EPOCHS:-10}
 imgsz=${IMGSZ:-320}
 model=${MODEL:-yolo26n.yaml}
 device_arg=()
 if [[ -n "${DEVICE:-}" ]]; then device_arg=(device="$DEVICE"); fi
-trainer="$PWD/build/bin/yolo-trainer"
+build_dir=$(realpath -m "${BUILD_DIR:-build}")
+trainer="$build_dir/bin/yolo-trainer"
 port=${PORT:-8089}
 yolo_device=()
 if [[ -n "${DEVICE:-}" ]]; then yolo_device=(device="$DEVICE"); fi
 
-echo "==> [1/9] installing dependencies (Debian packages)"
-tools/install-deps.sh
-echo "==> [2/9] building (build/)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j "$(nproc)"
+if [[ "${SKIP_SETUP:-0}" != 1 ]]; then
+  echo "==> [1/9] installing dependencies (Debian packages)"
+  tools/install-deps.sh
+  echo "==> [2/9] building ($build_dir/)"
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$build_dir" -j "$(nproc)"
+fi
 echo "==> [3/9] yolo-trainer checks"
 "$trainer" checks
 echo "==> [4/9] synthetic dataset and video"
-"$trainer" synth dir="$run_dir/data" images=200 imgsz="$imgsz" nc=3 seed=0 video=True frames=90
+"$trainer" synth dir="$run_dir/data" images="$images" imgsz="$imgsz" nc=3 seed=0 video=True \
+  frames="$frames"
 echo "==> [5/9] training $model for $epochs epochs at imgsz $imgsz"
 "$trainer" train model="$model" data="$run_dir/data/data.yaml" imgsz="$imgsz" epochs="$epochs" \
   batch=16 project="$run_dir" name=train exist_ok=True "${device_arg[@]}"
@@ -47,7 +55,7 @@ pipeline_dir="$run_dir/pipeline"
 mkdir -p "$pipeline_dir"
 # clocksync plays the file at its frame rate, as a camera would, so the endpoint can be polled
 # while frames flow; the annotated frames are encoded to an MP4 next to the run.
-GST_PLUGIN_PATH="$PWD/build/gst-plugins" gst-launch-1.0 -e \
+GST_PLUGIN_PATH="$build_dir/gst-plugins" gst-launch-1.0 -e \
   filesrc location="$run_dir/data/video/synthetic.mp4" ! decodebin ! videoconvert ! clocksync ! \
   yolo model="$run_dir/train/weights/best.pt" stream-id=synthetic http-port="$port" draw=true \
     "${yolo_device[@]}" ! \
@@ -58,9 +66,9 @@ polled=0
 for _ in $(seq 1 50); do
   if body=$(curl -sf "http://127.0.0.1:$port/api/v1/streams/synthetic/detections"); then
     polled=$((polled + 1))
-    frame=$(grep -o '"frame":[0-9]*' <<<"$body" | tail -1 | cut -d: -f2)
+    frame=$(grep -o '"frame":[0-9]*' <<<"$body" | tail -1 | cut -d: -f2 || true)
     found=$(grep -o '"class_name":"[^"]*","confidence":[0-9.]*' <<<"$body" |
-      sed -E 's/"class_name":"([^"]*)","confidence":([0-9]\.[0-9]{2}).*/\1 \2/' | paste -sd, -)
+      sed -E 's/"class_name":"([^"]*)","confidence":([0-9]\.[0-9]{2}).*/\1 \2/' | paste -sd, - || true)
     echo "    GET /api/v1/streams/synthetic/detections: frame $frame: ${found:-no detections}"
     [[ $polled -ge 3 ]] && break
   fi

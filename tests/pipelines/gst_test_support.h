@@ -3,17 +3,14 @@
 // check geometry, metadata and flow).
 #pragma once
 
-#include <arpa/inet.h>
 #include <gst/gst.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include "free_port.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/detection_model.h"
 
@@ -58,21 +55,6 @@ inline std::filesystem::path tiny_model(const std::string& yaml = "yolov8n.yaml"
   o.include_weights = false;
   yolo::export_torchscript(*model, o, path);
   return path;
-}
-
-// A TCP port on 127.0.0.1 that was free a moment ago.
-inline int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  ::close(fd);
-  return port;
 }
 
 }  // namespace yolo::testing

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -84,7 +85,16 @@ Fixture prepare() {
 }  // namespace
 
 TEST(YoloDetect, FindsTheShapesOfTheSyntheticVideo) {
-  const Fixture f = prepare();
+  // YOLO_DETECT_MODEL / YOLO_DETECT_VIDEO evaluate another model or video (its ground truth is
+  // the .jsonl next to it) without training: for sizing the training above.
+  const char* model_override = std::getenv("YOLO_DETECT_MODEL");
+  const char* video_override = std::getenv("YOLO_DETECT_VIDEO");
+  Fixture f;
+  if (model_override && video_override) {
+    f = {video_override, fs::path(video_override).replace_extension(".jsonl"), model_override};
+  } else {
+    f = prepare();
+  }
   ASSERT_TRUE(fs::exists(f.model)) << "training did not produce " << f.model;
   if (f.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
 
