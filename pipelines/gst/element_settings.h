@@ -8,23 +8,24 @@
 namespace yolo::gst {
 
 struct ElementSettings {
-  std::string model;                       // path; required
-  std::string device;                      // core/device.h grammar; "" = best available
-  double conf_threshold = 0.25;            // 0..1, detections with a higher score are kept
-  double iou_threshold = 0.7;              // 0..1, NMS suppresses overlaps above it
-  unsigned max_detections = 300;           // 1..kMaxDetections per frame
-  std::string classes;                     // "" = all; comma-separated ids and/or names
-  bool half = false;                       // FP16 (GPU devices only)
-  unsigned batch_size = 1;                 // 1..kMaxBatch frames per model call
-  unsigned batch_timeout_us = 5000;        // 0..kMaxBatchTimeoutUs, wait for a batch to fill
-  std::string model_instance_id;           // "" = a model of its own
-  unsigned inference_interval = 1;         // infer every Nth frame (1 = every frame)
-  std::string stream_id;                   // "" = the element's name
-  int http_port = 0;                       // 0 = no HTTP endpoint; -1: any free port
-  std::string http_address = "127.0.0.1";  // where the endpoint listens
-  unsigned snapshot_interval_ms = 1000;    // snapshots for the HTTP endpoint; 0 = none
-  bool draw = false;                       // draw boxes and labels onto the frames
-  bool post_messages = false;              // an element message per inferred frame
+  std::string model;                        // path; required
+  std::string device;                       // core/device.h grammar; "" = best available
+  double conf_threshold = 0.25;             // 0..1, detections with a higher score are kept
+  double iou_threshold = 0.7;               // 0..1, NMS suppresses overlaps above it
+  unsigned max_detections = 300;            // 1..kMaxDetections per frame
+  std::string classes;                      // "" = all; comma-separated ids and/or names
+  bool half = false;                        // FP16 (GPU devices only)
+  unsigned batch_size = 1;                  // 1..kMaxBatch frames per model call
+  unsigned batch_timeout_us = 5000;         // 0..kMaxBatchTimeoutUs, wait for a batch to fill
+  std::string model_instance_id;            // "" = a model of its own
+  unsigned inference_interval = 1;          // infer every Nth frame (1 = every frame)
+  std::string stream_id;                    // "" = the element's name
+  int http_port = 0;                        // 0 = no HTTP endpoint; -1: any free port
+  std::string http_address = "127.0.0.1";   // where the endpoint listens
+  unsigned snapshot_interval_ms = 1000;     // snapshots for the HTTP endpoint; 0 = none
+  unsigned model_check_interval_ms = 2000;  // model file replaced? swap it in; 0 = never
+  bool draw = false;                        // draw boxes and labels onto the frames
+  bool post_messages = false;               // an element message per inferred frame
 
   static constexpr unsigned kMaxDetections = 10000;
   static constexpr unsigned kMaxBatch = 256;

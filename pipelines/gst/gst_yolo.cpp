@@ -47,6 +47,7 @@ enum {
   PROP_HTTP_PORT,
   PROP_HTTP_ADDRESS,
   PROP_SNAPSHOT_INTERVAL,
+  PROP_MODEL_CHECK_INTERVAL,
   PROP_DRAW,
   PROP_POST_MESSAGES,
   PROP_STATS,
@@ -412,6 +413,13 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
                         "often, in milliseconds (each keep converts a frame); 0: no snapshots",
                         0, G_MAXUINT, d.snapshot_interval_ms, kPlaying));
   g_object_class_install_property(
+      object_class, PROP_MODEL_CHECK_INTERVAL,
+      g_param_spec_uint("model-check-interval", "Model check interval",
+                        "How often, in milliseconds, the model file is checked for replacement "
+                        "(e.g. a new best.pt renamed over it); a replaced model is loaded in the "
+                        "background and swapped in without stopping the stream. 0: never",
+                        0, G_MAXUINT, d.model_check_interval_ms, kReady));
+  g_object_class_install_property(
       object_class, PROP_DRAW,
       g_param_spec_boolean("draw", "Draw", "Draw boxes and labels onto the frames", d.draw,
                            kPlaying));
@@ -423,11 +431,11 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
                            d.post_messages, kPlaying));
   g_object_class_install_property(
       object_class, PROP_STATS,
-      g_param_spec_boxed("stats", "Statistics",
-                         "Counters: frames, inferred, skipped-interval, skipped-qos, dropped, and "
-                         "of the (shared) model: model-batches, model-frames, largest-batch",
-                         GST_TYPE_STRUCTURE,
-                         static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+      g_param_spec_boxed(
+          "stats", "Statistics",
+          "Counters: frames, inferred, skipped-interval, skipped-qos, dropped, and "
+          "of the (shared) model: model-batches, model-frames, largest-batch, model-swaps",
+          GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   gst_element_class_set_static_metadata(
       element_class, "YOLO object detector", "Filter/Analyzer/Video",

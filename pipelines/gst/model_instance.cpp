@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <stdexcept>
 #include <utility>
@@ -19,7 +22,8 @@ ModelInstance::ModelInstance(std::string label, InstanceOptions options)
   EngineOptions eo;
   eo.device = select_device(options_.device).torch_string();
   eo.half = options_.half;
-  engine_ = std::make_unique<Engine>(options_.model, eo);
+  loaded_stamp_ = stamp_of(options_.model);
+  engine_ = std::make_shared<Engine>(options_.model, eo);
   BatcherOptions bo;
   bo.max_batch = options_.batch_size;
   bo.batch_timeout = options_.batch_timeout;
@@ -27,7 +31,7 @@ ModelInstance::ModelInstance(std::string label, InstanceOptions options)
   bo.queue_capacity = static_cast<size_t>(2 * options_.batch_size);
   batcher_ = std::make_unique<DynamicBatcher>(
       [this](const torch::Tensor& batch) {
-        torch::Tensor out = engine_->forward(batch);
+        torch::Tensor out = engine_for(batch)->forward(batch);
         const auto n = static_cast<uint64_t>(batch.size(0));
         batches_ += 1;
         frames_ += n;
@@ -37,6 +41,81 @@ ModelInstance::ModelInstance(std::string label, InstanceOptions options)
         return out;
       },
       bo);
+  if (options_.check_interval.count() > 0) watcher_ = std::thread(&ModelInstance::watch, this);
+}
+
+ModelInstance::~ModelInstance() {
+  {
+    std::lock_guard<std::mutex> lock(watch_mutex_);
+    stopping_ = true;
+  }
+  watch_cv_.notify_all();
+  if (watcher_.joinable()) watcher_.join();
+}
+
+std::shared_ptr<Engine> ModelInstance::engine() const {
+  std::lock_guard<std::mutex> lock(engine_mutex_);
+  return engine_;
+}
+
+std::shared_ptr<Engine> ModelInstance::engine_for(const torch::Tensor& batch) const {
+  std::lock_guard<std::mutex> lock(engine_mutex_);
+  const auto fits = [&](const std::shared_ptr<Engine>& e) {
+    return e && batch.dim() == 4 && batch.size(2) == e->input_height() &&
+           batch.size(3) == e->input_width();
+  };
+  if (!fits(engine_) && fits(previous_)) return previous_;
+  return engine_;
+}
+
+ModelInstance::FileStamp ModelInstance::stamp_of(const std::string& path) {
+  struct stat st {};
+  FileStamp s;
+  if (::stat(path.c_str(), &st) != 0) return s;  // missing: size -1
+  s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  s.size = static_cast<int64_t>(st.st_size);
+  s.inode = static_cast<uint64_t>(st.st_ino);
+  return s;
+}
+
+bool ModelInstance::reload_if_replaced() {
+  const FileStamp now = stamp_of(options_.model);
+  // Missing (between unlink and rename), unchanged, or already failed in this very state.
+  if (now.size < 0 || now == loaded_stamp_ || now == failed_stamp_) return false;
+  std::shared_ptr<Engine> fresh;
+  try {
+    EngineOptions eo;
+    eo.device = engine()->device().str();
+    eo.half = options_.half;
+    fresh = std::make_shared<Engine>(options_.model, eo);
+  } catch (const std::exception& e) {
+    failed_stamp_ = now;
+    spdlog::warn(
+        "model '{}' was replaced but the new file does not load ({}); the previous "
+        "model keeps running until the file changes again",
+        options_.model, e.what());
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(engine_mutex_);
+    previous_ = std::move(engine_);
+    engine_ = std::move(fresh);
+  }
+  loaded_stamp_ = now;
+  ++swaps_;
+  spdlog::info("model '{}' was replaced: swapped in the new model ({}x{}, {} classes)",
+               options_.model, engine()->input_width(), engine()->input_height(),
+               engine()->metadata().names.size());
+  return true;
+}
+
+void ModelInstance::watch() {
+  std::unique_lock<std::mutex> lock(watch_mutex_);
+  while (!watch_cv_.wait_for(lock, options_.check_interval, [&] { return stopping_; })) {
+    lock.unlock();
+    reload_if_replaced();
+    lock.lock();
+  }
 }
 
 InstanceStats ModelInstance::stats() const {
@@ -44,6 +123,7 @@ InstanceStats ModelInstance::stats() const {
   s.batches = batches_.load();
   s.frames = frames_.load();
   s.largest_batch = largest_batch_.load();
+  s.swaps = swaps_.load();
   return s;
 }
 

@@ -6,16 +6,24 @@
 // instance of its own. Instances live as long as an element holds them; the registry keeps
 // only weak references, so the last element to stop releases the model.
 //
+// Hot swap: an instance watches its model file and, when the file is replaced (a new training
+// run's best.pt renamed over the old one), loads the new model in the background and swaps it
+// in between two batches; streams never stop. A file that fails to load (a copy still in
+// progress, a broken export) is logged and the old model keeps running until the file changes
+// again. Frames preprocessed for the old model's input size still run on the old model.
+//
 // No GStreamer here: the element adapts GStreamer frames to these calls.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "yolo/runtime/batcher.h"
 #include "yolo/runtime/engine.h"
@@ -28,12 +36,15 @@ struct InstanceOptions {
   bool half = false;
   int batch_size = 1;                             // frames per model call
   std::chrono::microseconds batch_timeout{5000};  // longest wait for a batch to fill
+  // How often the model file is checked for replacement; 0 = never.
+  std::chrono::milliseconds check_interval{2000};
 };
 
 struct InstanceStats {
   uint64_t batches = 0;        // model calls
   uint64_t frames = 0;         // frames inferred
   uint64_t largest_batch = 0;  // most frames in one call
+  uint64_t swaps = 0;          // models swapped in after the file was replaced
 };
 
 class ModelInstance {
@@ -41,21 +52,47 @@ class ModelInstance {
   // Loads the model and starts the batcher. Throws CheckpointError / DeviceError /
   // std::invalid_argument with a user-facing message.
   ModelInstance(std::string label, InstanceOptions options);
+  ~ModelInstance();
   ModelInstance(const ModelInstance&) = delete;
   ModelInstance& operator=(const ModelInstance&) = delete;
 
   const std::string& label() const { return label_; }  // for logs and metrics
   const InstanceOptions& options() const { return options_; }
-  Engine& engine() { return *engine_; }
+  // The model running now. Callers keep the pointer for one frame (preprocessing size, class
+  // names, output format), so a swap never changes a frame's model halfway.
+  std::shared_ptr<Engine> engine() const;
   DynamicBatcher& batcher() { return *batcher_; }
   InstanceStats stats() const;
 
+  // Checks the model file now (the watcher calls this every check_interval); true if a new model
+  // was swapped in. Exposed for tests.
+  bool reload_if_replaced();
+
  private:
+  struct FileStamp {
+    int64_t mtime_ns = 0, size = -1;
+    uint64_t inode = 0;
+    bool operator==(const FileStamp& o) const {
+      return mtime_ns == o.mtime_ns && size == o.size && inode == o.inode;
+    }
+  };
+  static FileStamp stamp_of(const std::string& path);
+  // The engine whose input fits the batch: the current one, or the previous one for frames
+  // prepared before a swap to a model of another input size.
+  std::shared_ptr<Engine> engine_for(const at::Tensor& batch) const;
+  void watch();
+
   std::string label_;
   InstanceOptions options_;
-  std::unique_ptr<Engine> engine_;
-  std::atomic<uint64_t> batches_{0}, frames_{0}, largest_batch_{0};
-  std::unique_ptr<DynamicBatcher> batcher_;  // last: its worker uses the members above
+  mutable std::mutex engine_mutex_;
+  std::shared_ptr<Engine> engine_, previous_;
+  FileStamp loaded_stamp_, failed_stamp_;  // watcher thread only
+  std::atomic<uint64_t> batches_{0}, frames_{0}, largest_batch_{0}, swaps_{0};
+  std::unique_ptr<DynamicBatcher> batcher_;  // after the engines: its worker uses them
+  std::mutex watch_mutex_;
+  std::condition_variable watch_cv_;
+  bool stopping_ = false;
+  std::thread watcher_;
 };
 
 class ModelRegistry {

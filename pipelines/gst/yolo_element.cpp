@@ -89,6 +89,7 @@ bool YoloElement::start() {
   io.half = s.half;
   io.batch_size = static_cast<int>(s.batch_size);
   io.batch_timeout = std::chrono::microseconds(s.batch_timeout_us);
+  io.check_interval = std::chrono::milliseconds(s.model_check_interval_ms);
   std::string note;
   std::shared_ptr<ModelInstance> model;
   try {
@@ -103,10 +104,10 @@ bool YoloElement::start() {
     std::lock_guard<std::mutex> lock(mutex_);
     model_ = model;
   }
-  Engine& engine = model_->engine();
-  names_ = engine.metadata().names;
+  const std::shared_ptr<Engine> engine_now = model_->engine();
+  const Engine& engine = *engine_now;
   try {
-    parse_classes(s.classes, names_);
+    parse_classes(s.classes, engine.metadata().names);
   } catch (const std::exception& e) {
     GST_ELEMENT_ERROR(element_, LIBRARY, SETTINGS, ("Invalid classes property"), ("%s", e.what()));
     release_model();
@@ -132,9 +133,6 @@ bool YoloElement::start() {
       return false;
     }
   }
-  preprocess_.letterbox.height = static_cast<int>(engine.input_height());
-  preprocess_.letterbox.width = static_cast<int>(engine.input_width());
-  preprocess_.letterbox.stride = static_cast<int>(engine.metadata().stride);
   preprocess_.device = engine.device();
   preprocess_.half = model_->options().half;
   {
@@ -259,6 +257,11 @@ GstFlowReturn YoloElement::submit(GstBuffer* raw) {
            gst_buffer_get_size(buffer.get()), to_string(format_), info_.width, info_.height));
       return GST_FLOW_ERROR;
     }
+    // The current model decides the input size; after a hot swap it may differ.
+    p.engine = model_->engine();
+    preprocess_.letterbox.height = static_cast<int>(p.engine->input_height());
+    preprocess_.letterbox.width = static_cast<int>(p.engine->input_width());
+    preprocess_.letterbox.stride = static_cast<int>(p.engine->metadata().stride);
     try {
       PreprocessedBatch batch =
           preprocess_frames({frame_view_of(mapped.frame, format_)}, preprocess_);
@@ -351,21 +354,22 @@ GstStructure* YoloElement::stats_structure() const {
   }
   InstanceStats m;
   if (model) m = model->stats();
-  return gst_structure_new("yolo-stats", "frames", G_TYPE_UINT64, e.frames, "inferred",
-                           G_TYPE_UINT64, e.inferred, "skipped-interval", G_TYPE_UINT64,
-                           e.skipped_interval, "skipped-qos", G_TYPE_UINT64, e.skipped_qos,
-                           "dropped", G_TYPE_UINT64, e.dropped_by_batcher, "model-batches",
-                           G_TYPE_UINT64, m.batches, "model-frames", G_TYPE_UINT64, m.frames,
-                           "largest-batch", G_TYPE_UINT64, m.largest_batch, nullptr);
+  return gst_structure_new(
+      "yolo-stats", "frames", G_TYPE_UINT64, e.frames, "inferred", G_TYPE_UINT64, e.inferred,
+      "skipped-interval", G_TYPE_UINT64, e.skipped_interval, "skipped-qos", G_TYPE_UINT64,
+      e.skipped_qos, "dropped", G_TYPE_UINT64, e.dropped_by_batcher, "model-batches", G_TYPE_UINT64,
+      m.batches, "model-frames", G_TYPE_UINT64, m.frames, "largest-batch", G_TYPE_UINT64,
+      m.largest_batch, "model-swaps", G_TYPE_UINT64, m.swaps, nullptr);
 }
 
-NmsOptions YoloElement::nms_options(const ElementSettings& s) const {
+NmsOptions YoloElement::nms_options(const ElementSettings& s,
+                                    const std::map<int, std::string>& names) const {
   NmsOptions o;
   o.conf = static_cast<float>(s.conf_threshold);
   o.iou = static_cast<float>(s.iou_threshold);
   o.max_det = static_cast<int>(s.max_detections);
   try {
-    o.classes = parse_classes(s.classes, names_);
+    o.classes = parse_classes(s.classes, names);
   } catch (const std::exception& e) {
     GST_WARNING_OBJECT(element_, "%s; keeping every class", e.what());
   }
@@ -403,13 +407,13 @@ std::optional<std::vector<Detection>> YoloElement::wait_detections(Pending& p,
   }
   try {
     const torch::Tensor row = p.result.get();
-    std::vector<torch::Tensor> kept =
-        non_max_suppression(row.unsqueeze(0), nms_options(s), model_->engine().end2end());
+    std::vector<torch::Tensor> kept = non_max_suppression(
+        row.unsqueeze(0), nms_options(s, p.engine->metadata().names), p.engine->end2end());
     torch::Tensor boxes = kept.front().contiguous();
     detections_to_source(boxes, p.transform);
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.inferred;
-    return detections_from_rows(boxes.data_ptr<float>(), boxes.size(0), names_);
+    return detections_from_rows(boxes.data_ptr<float>(), boxes.size(0), p.engine->metadata().names);
   } catch (const FrameDropped& e) {
     // Only when the batcher goes away under the frame; pass the frame on without detections.
     GST_DEBUG_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": %s", p.frame, e.what());

@@ -44,6 +44,11 @@ class Tensor;
 namespace yolo::gst {
 
 class ModelInstance;
+}  // namespace yolo::gst
+namespace yolo {
+class Engine;
+}
+namespace yolo::gst {
 class HttpService;
 
 struct BufferUnref {
@@ -91,6 +96,7 @@ class YoloElement {
     guint64 frame = 0;
     bool infer = false;
     std::future<at::Tensor> result;
+    std::shared_ptr<Engine> engine;  // the model the frame was prepared for (hot swaps)
     LetterboxTransform transform;
     GstVideoInfo info;
     PixelFormat format = PixelFormat::kBGR;
@@ -104,7 +110,7 @@ class YoloElement {
   GstFlowReturn finish(Pending& p, const ElementSettings& s);
   void publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
                const ElementSettings& s);
-  NmsOptions nms_options(const ElementSettings& s) const;
+  NmsOptions nms_options(const ElementSettings& s, const std::map<int, std::string>& names) const;
   // Leaves the model instance (the last element to leave frees it).
   void release_model();
 
@@ -119,7 +125,6 @@ class YoloElement {
   int producer_ = -1;
   std::shared_ptr<HttpService> http_;
   MetricsRegistry::CollectorHandle batcher_metrics_;
-  std::map<int, std::string> names_;
   std::string stream_id_;
 
   // Negotiated caps (streaming thread only).

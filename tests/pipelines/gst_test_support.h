@@ -38,17 +38,18 @@ class GstEnvironment : public ::testing::Environment {
   }
 };
 
-// An untrained model with `nc` classes named a, b, c, ... exported at h x w (cached per shape).
+// An untrained model with `nc` classes named first_name, first_name+1, ... (a, b, c by default)
+// exported at h x w (cached per shape and names).
 inline std::filesystem::path tiny_model(const std::string& yaml = "yolov8n.yaml", int h = 64,
-                                        int w = 64, int nc = 3) {
+                                        int w = 64, int nc = 3, char first_name = 'a') {
   namespace fs = std::filesystem;
   const fs::path path = fs::path(YOLO_BINARY_DIR) / "test-models" /
                         (yaml + "-" + std::to_string(h) + "x" + std::to_string(w) + "-nc" +
-                         std::to_string(nc) + ".torchscript");
+                         std::to_string(nc) + std::string(1, first_name) + ".torchscript");
   if (fs::exists(path)) return path;
   torch::manual_seed(3);
   auto model = yolo::build_model(yaml, nc);
-  for (int i = 0; i < nc; ++i) model->names[i] = std::string(1, static_cast<char>('a' + i));
+  for (int i = 0; i < nc; ++i) model->names[i] = std::string(1, static_cast<char>(first_name + i));
   yolo::ExportOptions o;
   o.height = h;
   o.width = w;

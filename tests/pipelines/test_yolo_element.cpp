@@ -500,3 +500,47 @@ TEST(YoloElement, LateFramesSkipInferenceButPassThrough) {
   Buffer kept(gst_harness_pull(h.get()));
   EXPECT_EQ(yolo::gst::read_roi_metas(kept.get()).size(), 2u);
 }
+
+TEST(YoloElement, ReplacedModelFileIsSwappedInWithoutStopping) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-models" / "swap";
+  fs::create_directories(dir);
+  const fs::path live = dir / "best.pt";
+  fs::copy_file(yolo::testing::tiny_model(), live, fs::copy_options::overwrite_existing);
+  const std::string desc =
+      "yolo model=" + live.string() + " conf-threshold=0 max-detections=4 model-check-interval=50";
+  Harness h(gst_harness_new_parse(desc.c_str()));
+  gst_harness_set_src_caps_str(h.get(), caps_string("BGR", 96, 64).c_str());
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 96, 64, 0)), GST_FLOW_OK);
+  Buffer before(gst_harness_pull(h.get()));
+  for (const auto& d : yolo::gst::read_roi_metas(before.get()))
+    EXPECT_TRUE(d.class_name == "a" || d.class_name == "b" || d.class_name == "c");
+
+  // A new training run renames its best.pt over the old one: another size, other classes.
+  const fs::path tmp = dir / "best.pt.tmp";
+  fs::copy_file(yolo::testing::tiny_model("yolov8n.yaml", 96, 96, 2, 'x'), tmp,
+                fs::copy_options::overwrite_existing);
+  fs::rename(tmp, live);
+  std::vector<Detection> after;
+  for (int i = 1; i < 200 && stat(h, "model-swaps") == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(stat(h, "model-swaps"), 1u) << "the replaced model was not picked up";
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 96, 64, 1)), GST_FLOW_OK);
+  Buffer out(gst_harness_pull(h.get()));
+  after = yolo::gst::read_roi_metas(out.get());
+  ASSERT_EQ(after.size(), 4u);
+  for (const auto& d : after) {
+    EXPECT_TRUE(d.class_name == "x" || d.class_name == "y") << d.class_name;
+    EXPECT_LE(d.x2, 96);
+    EXPECT_LE(d.y2, 64);
+  }
+
+  // A broken replacement is refused; the running model stays.
+  { std::ofstream(tmp, std::ios::binary) << "not a model"; }
+  fs::rename(tmp, live);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(stat(h, "model-swaps"), 1u);
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 96, 64, 2)), GST_FLOW_OK);
+  Buffer still(gst_harness_pull(h.get()));
+  EXPECT_EQ(yolo::gst::read_roi_metas(still.get()).size(), 4u);
+}
