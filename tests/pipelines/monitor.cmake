@@ -11,12 +11,15 @@ pkg_check_modules(MONITOR_TEST_GST REQUIRED IMPORTED_TARGET
 yolo_add_test(NAME test_monitor LABEL unit
   SOURCES ${_monitor_tests}/test_monitor_config.cpp ${_monitor_tests}/test_monitor_backoff.cpp
           ${_monitor_tests}/test_monitor_source.cpp ${_monitor_tests}/test_monitor_outputs.cpp
-  LIBS yolo_monitor_lib)
+          ${_monitor_tests}/test_monitor_sample_results.cpp
+  LIBS yolo_monitor_lib PkgConfig::MONITOR_TEST_GST)
 
 # Stream supervision against an in-process RTSP server on 127.0.0.1 (gst-rtsp-server): start,
-# server outage and recovery, unreachable cameras, stop. Bounded by short timeouts (seconds).
+# server outage and recovery, unreachable cameras, stop; the stream manager (add, remove,
+# reconcile). Bounded by short timeouts (seconds).
 yolo_add_test(NAME test_monitor_supervisor LABEL integration
   SOURCES ${_monitor_tests}/test_monitor_supervisor.cpp
+          ${_monitor_tests}/test_monitor_stream_manager.cpp
   LIBS yolo_monitor_lib PkgConfig::MONITOR_TEST_GST TIMEOUT 180)
 # The same run under GStreamer's leaks tracer: any GstObject or buffer still alive at
 # gst_deinit() fails it.

@@ -18,10 +18,11 @@ namespace yolo::testing {
 class RtspTestServer {
  public:
   // `launch` is the media factory's pipeline; pay0 must be its payloader.
-  explicit RtspTestServer(std::string launch =
-                              "( videotestsrc is-live=true pattern=ball ! "
-                              "video/x-raw,format=I420,width=160,height=120,framerate=15/1 ! jpegenc ! "
-                              "rtpjpegpay name=pay0 pt=26 )")
+  explicit RtspTestServer(
+      std::string launch =
+          "( videotestsrc is-live=true pattern=ball ! "
+          "video/x-raw,format=I420,width=160,height=120,framerate=15/1 ! jpegenc ! "
+          "rtpjpegpay name=pay0 pt=26 )")
       : launch_(std::move(launch)),
         context_(g_main_context_new()),
         loop_(g_main_loop_new(context_, FALSE)),
