@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "test_files.h"
 #include "yolo/monitor/jsonl_writer.h"
 #include "yolo/monitor/sd_notify.h"
+#include "yolo/monitor/snapshot_archive.h"
 #include "yolo/monitor/stream_state_file.h"
 
 namespace fs = std::filesystem;
@@ -221,4 +223,37 @@ TEST(SystemdNotifier, SendsDatagrams) {
   EXPECT_FALSE(off.watchdog_period());
   // A socket nobody listens on: false, no exception.
   EXPECT_FALSE(yolo::monitor::SystemdNotifier(path).ready());
+}
+
+// Saved snapshots: one per interval per stream, named by time, the oldest pruned beyond
+// keep_per_stream, streams independent.
+TEST(SnapshotArchive, IntervalAndRetention) {
+  using namespace std::chrono_literals;
+  TempDir dir("snapshot_archive");
+  yolo::monitor::SnapshotArchive archive({dir.path / "snaps", 10s, 3});
+  const std::vector<unsigned char> jpeg = {0xff, 0xd8, 0xff, 0xd9};
+  const auto t0 = std::chrono::steady_clock::time_point(1000s);
+  const auto wall0 = std::chrono::system_clock::time_point(1790000000s);  // 2026-09-21
+  EXPECT_TRUE(archive.due("cam1", t0));
+  const auto first = archive.save("cam1", jpeg, wall0, t0);
+  EXPECT_EQ(first, dir.path / "snaps" / "cam1" / "20260921T141320.000Z.jpg");
+  EXPECT_EQ(read_file(first), std::string("\xff\xd8\xff\xd9", 4));
+  EXPECT_FALSE(archive.due("cam1", t0 + 9s));
+  EXPECT_TRUE(archive.due("cam1", t0 + 10s));
+  EXPECT_TRUE(archive.due("cam2", t0 + 1s));  // another stream has its own timer
+  for (int i = 1; i <= 4; ++i) archive.save("cam1", jpeg, wall0 + i * 10s, t0 + i * 10s);
+  archive.save("cam2", jpeg, wall0, t0);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path / "snaps" / "cam1")) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"20260921T141340.000Z.jpg", "20260921T141350.000Z.jpg",
+                                             "20260921T141400.000Z.jpg"}));
+  EXPECT_TRUE(fs::exists(dir.path / "snaps" / "cam2" / "20260921T141320.000Z.jpg"));
+  archive.forget("cam1");
+  EXPECT_TRUE(archive.due("cam1", t0 + 41s));
+  EXPECT_THROW(archive.save("../x", jpeg, wall0, t0), std::invalid_argument);
+  EXPECT_THROW(yolo::monitor::SnapshotArchive({"", 10s, 3}), std::invalid_argument);
+  EXPECT_THROW(yolo::monitor::SnapshotArchive({dir.path, 10s, 0}), std::invalid_argument);
 }
