@@ -101,7 +101,7 @@ http: {bind: 0.0.0.0, port: 0, token: s3cret}
 rtsp: {transport: auto, latency: 1.5}
 outputs:
   jsonl: {path: /tmp/r.jsonl, max_bytes: 512K, keep_files: 2}
-  snapshots: {directory: /tmp/snaps, interval: 2m, keep_per_stream: 7}
+  snapshots: {directory: /tmp/snaps, interval: 2m, keep_per_stream: 7, live_interval: 0}
 supervision:
   stall_timeout: 3s
   start_timeout: 500ms
@@ -123,6 +123,7 @@ streams:
   EXPECT_EQ(c.outputs.jsonl.keep_files, 2);
   EXPECT_EQ(c.outputs.snapshots.interval, 2min);
   EXPECT_EQ(c.outputs.snapshots.keep_per_stream, 7);
+  EXPECT_EQ(c.outputs.snapshots.live_interval, 0ms);
   EXPECT_EQ(c.supervision.start_timeout, 500ms);
   EXPECT_EQ(c.supervision.backoff.max, 1h);
   EXPECT_EQ(c.supervision.backoff.jitter, 0.0);

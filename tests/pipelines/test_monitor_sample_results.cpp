@@ -6,9 +6,17 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
+#include "test_files.h"
+#include "yolo/monitor/jsonl_writer.h"
+#include "yolo/monitor/result_sink.h"
 #include "yolo/monitor/sample_results.h"
+#include "yolo/monitor/snapshot_archive.h"
+#include "yolo/runtime/results_store.h"
+#include "yolo/runtime/snapshot_store.h"
 
 namespace {
 
@@ -107,4 +115,47 @@ TEST_F(SampleResults, BgrFrameHonoursStride) {
   gst_caps_unref(caps);
   gst_buffer_unref(buffer);
   EXPECT_FALSE(yolo::monitor::with_bgr_frame(rgb.get(), [](const cv::Mat&) { FAIL(); }));
+}
+
+// The service's sample handler: each sample is published (frame numbers per stream), written as
+// a JSON line, refreshes the snapshot and feeds the archive; removal forgets the stream; a
+// failing output is counted, not thrown into the pipeline.
+TEST_F(SampleResults, ResultSinkFeedsEveryOutput) {
+  namespace fs = std::filesystem;
+  yolo::testing::TempDir dir("result_sink");
+  yolo::ResultsStore store;
+  yolo::SnapshotStore snapshots;
+  yolo::monitor::JsonlWriter jsonl({dir.path / "r.jsonl", 0, 1});
+  yolo::monitor::SnapshotArchive archive({dir.path / "snaps", std::chrono::hours(1), 5});
+  yolo::monitor::ResultSink sink({std::chrono::milliseconds(0)}, store, &snapshots, &jsonl,
+                                 &archive);
+  for (int i = 0; i < 3; ++i) sink.on_sample("cam1", bgr_sample(32, 24, 96, true).get());
+  sink.on_sample("cam2", bgr_sample(8, 8, 24, false).get());
+
+  const auto latest = store.latest("cam1");
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->frame, 2);
+  EXPECT_EQ(latest->seq, 3u);
+  EXPECT_EQ(latest->detections.size(), 2u);
+  EXPECT_EQ(store.latest("cam2")->frame, 0);
+  std::ifstream lines(dir.path / "r.jsonl");
+  int n = 0;
+  for (std::string line; std::getline(lines, line);) ++n;
+  EXPECT_EQ(n, 4);
+  EXPECT_TRUE(snapshots.has("cam1"));
+  // One archived snapshot per stream: the interval (an hour) has not passed for the next ones.
+  EXPECT_EQ(
+      std::distance(fs::directory_iterator(dir.path / "snaps" / "cam1"), fs::directory_iterator()),
+      1);
+
+  sink.on_removed("cam1");
+  EXPECT_FALSE(store.has_stream("cam1"));
+  EXPECT_FALSE(snapshots.has("cam1"));
+  sink.on_sample("cam1", bgr_sample(32, 24, 96, true).get());
+  EXPECT_EQ(store.latest("cam1")->frame, 0);  // counting restarts for a re-added stream
+
+  jsonl.close();  // writes now fail: counted, the sample still reaches the store
+  EXPECT_NO_THROW(sink.on_sample("cam2", bgr_sample(8, 8, 24, false).get()));
+  EXPECT_EQ(sink.output_errors(), 1u);
+  EXPECT_EQ(store.latest("cam2")->frame, 1);
 }

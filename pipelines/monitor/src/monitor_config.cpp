@@ -161,7 +161,8 @@ MonitorConfig read_config(ConfigReader& r, const json& doc) {
       }
     }
     const json& s = o.contains("snapshots") && !o["snapshots"].is_null() ? o["snapshots"] : empty;
-    if (r.object(s, "outputs.snapshots", {"directory", "interval", "keep_per_stream"})) {
+    if (r.object(s, "outputs.snapshots",
+                 {"directory", "interval", "keep_per_stream", "live_interval"})) {
       if (auto v = r.string(s, "outputs.snapshots", "directory", true)) {
         c.outputs.snapshots.directory = *v;
       }
@@ -170,6 +171,9 @@ MonitorConfig read_config(ConfigReader& r, const json& doc) {
       }
       if (auto v = r.integer(s, "outputs.snapshots", "keep_per_stream", 1, 1000000)) {
         c.outputs.snapshots.keep_per_stream = int(*v);
+      }
+      if (auto v = r.duration(s, "outputs.snapshots", "live_interval", milliseconds(0))) {
+        c.outputs.snapshots.live_interval = *v;
       }
     }
   }

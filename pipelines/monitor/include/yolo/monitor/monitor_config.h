@@ -105,6 +105,8 @@ struct SnapshotOutputConfig {
   std::filesystem::path directory;            // empty: none saved; else <directory>/<stream id>/...
   std::chrono::milliseconds interval{10000};  // at most one saved snapshot per stream per this
   int keep_per_stream = 100;                  // newest files kept per stream, older ones deleted
+  // How often each stream's in-memory snapshot (HTTP, dashboard) is refreshed; 0 = every frame.
+  std::chrono::milliseconds live_interval{500};
 };
 
 struct OutputsConfig {
