@@ -28,7 +28,12 @@ class GstEnvironment : public ::testing::Environment {
  public:
   void SetUp() override { gst_init(nullptr, nullptr); }
   void TearDown() override {
-    if (std::getenv("YOLO_TEST_GST_DEINIT")) gst_deinit();
+    if (std::getenv("YOLO_TEST_GST_DEINIT")) {
+      // The test RTSP server's worker threads end asynchronously; wait for them, or the tracer
+      // reports them (GstRTSPThread) as leaks of the server rather than of the code under test.
+      gst_rtsp_thread_pool_cleanup();
+      gst_deinit();
+    }
   }
 };
 const auto* const kGstEnvironment = ::testing::AddGlobalTestEnvironment(new GstEnvironment);
