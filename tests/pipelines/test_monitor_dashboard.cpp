@@ -32,12 +32,12 @@ class TwoStreams : public yolo::StreamControl {
                          {"state", "running"},
                          {"fps", 14.8},
                          {"last_frame_age_s", 0.05},
-                         {"restarts", 0}},
+                         {"retries", 0}},
                         {{"id", "yard"},
                          {"state", "reconnecting"},
                          {"fps", 0},
                          {"last_frame_age_s", 12.5},
-                         {"restarts", 3},
+                         {"retries", 3},
                          {"last_error", "rtspsrc0: Could not open resource"}}});
   }
   yolo::StreamControlResult add(const json&) override {

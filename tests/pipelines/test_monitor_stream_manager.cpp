@@ -155,7 +155,7 @@ TEST_F(StreamManagerTest, ReconcileTouchesOnlyChanges) {
   EXPECT_FALSE(m->stats("drop"));
   // The unchanged stream kept its supervisor: its frame count continues instead of restarting.
   EXPECT_GE(m->stats("keep")->frames, keep_before);
-  EXPECT_EQ(m->stats("keep")->restarts, 0u);
+  EXPECT_EQ(m->stats("keep")->retries, 0u);
   ASSERT_TRUE(eventually([&] { return state_of(*m, "new") == "running"; }));
   ASSERT_TRUE(eventually([&] { return state_of(*m, "change") == "running"; }));
   EXPECT_EQ(removed_, std::vector<std::string>{"drop"});  // rebuilt streams keep their results

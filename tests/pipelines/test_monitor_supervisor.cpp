@@ -137,7 +137,7 @@ TEST(StreamSupervisor, RunsAnRtspStream) {
   const auto stats = sup.stats();
   EXPECT_EQ(stats.state, StreamState::kRunning);
   EXPECT_GE(stats.frames, 10u);
-  EXPECT_EQ(stats.restarts, 0u);
+  EXPECT_EQ(stats.retries, 0u);
   ASSERT_TRUE(stats.last_frame_age);
   EXPECT_LT(*stats.last_frame_age, fast_options().stall_timeout);
   EXPECT_EQ(rec.bgr_samples.load(), rec.samples.load());
@@ -181,7 +181,7 @@ TEST(StreamSupervisor, ReconnectsAfterServerOutage) {
     return sup.state() == StreamState::kRunning && sup.stats().frames > frames_while_down + 5;
   })) << sup.stats().last_error;
   const auto up = sup.stats();
-  EXPECT_GE(up.restarts, 1u);
+  EXPECT_GE(up.retries, 1u);
   EXPECT_EQ(up.failures_in_a_row, 0);  // the success reset it
   EXPECT_FALSE(up.next_attempt_in);
   sup.stop();
@@ -204,7 +204,7 @@ TEST(StreamSupervisor, UnreachableStreamFailsWithoutTouchingOthers) {
   ASSERT_TRUE(eventually([&] { return bad.state() == StreamState::kFailed; }))
       << yolo::monitor::to_json(bad.stats()).dump();
   const auto b = bad.stats();
-  EXPECT_EQ(b.restarts, 2u);
+  EXPECT_EQ(b.retries, 2u);
   EXPECT_EQ(b.failures_in_a_row, 3);
   EXPECT_FALSE(b.last_error.empty());
   EXPECT_EQ(b.frames, 0u);
@@ -215,7 +215,7 @@ TEST(StreamSupervisor, UnreachableStreamFailsWithoutTouchingOthers) {
   ASSERT_TRUE(eventually([&] { return good.state() == StreamState::kRunning; }));
   const int before = good_rec.samples;
   EXPECT_TRUE(eventually([&] { return good_rec.samples > before + 5; }));
-  EXPECT_EQ(good.stats().restarts, 0u);
+  EXPECT_EQ(good.stats().retries, 0u);
   bad.stop();
   good.stop();
 }
@@ -228,7 +228,7 @@ TEST(StreamSupervisor, RebuildsAfterEos) {
                        "appsink name=sink",
                        fast_options(), rec.callbacks());
   sup.start();
-  ASSERT_TRUE(eventually([&] { return sup.stats().restarts >= 2 && rec.samples >= 15; }))
+  ASSERT_TRUE(eventually([&] { return sup.stats().retries >= 2 && rec.samples >= 15; }))
       << yolo::monitor::to_json(sup.stats()).dump();
   EXPECT_EQ(sup.stats().last_error, "end of stream");
   sup.stop();

@@ -92,7 +92,7 @@ SupervisorOptions supervisor_options(const SupervisionConfig& config) {
 
 nlohmann::json to_json(const StreamStats& s) {
   nlohmann::json j = {{"state", to_string(s.state)},
-                      {"restarts", s.restarts},
+                      {"retries", s.retries},
                       {"failures_in_a_row", s.failures_in_a_row},
                       {"last_error", nullptr},
                       {"frames", s.frames},
@@ -157,7 +157,7 @@ struct StreamSupervisor::Impl {
   // Shared with the streaming thread and stats().
   mutable std::mutex mutex;
   StreamState state = StreamState::kStopped;
-  std::uint64_t restarts = 0;
+  std::uint64_t retries = 0;
   int failures_in_a_row = 0;
   std::string last_error;
   std::uint64_t frames = 0;
@@ -297,7 +297,7 @@ void StreamSupervisor::Impl::schedule_retry(milliseconds delay) {
         auto* self = static_cast<Impl*>(p);
         {
           std::lock_guard<std::mutex> lock(self->mutex);
-          ++self->restarts;
+          ++self->retries;
         }
         // build() replaces retry_source, which destroys this source: say so to GLib as well.
         self->build();
@@ -438,7 +438,7 @@ StreamStats StreamSupervisor::stats() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   StreamStats s;
   s.state = impl_->state;
-  s.restarts = impl_->restarts;
+  s.retries = impl_->retries;
   s.failures_in_a_row = impl_->failures_in_a_row;
   s.last_error = impl_->last_error;
   s.frames = impl_->frames;

@@ -53,15 +53,15 @@ SupervisorOptions supervisor_options(const SupervisionConfig& config);
 
 struct StreamStats {
   StreamState state = StreamState::kStopped;
-  std::uint64_t restarts = 0;  // rebuilds since start()
-  int failures_in_a_row = 0;   // failed attempts since the last one that delivered a frame
-  std::string last_error;      // why the last attempt failed; empty if none has
-  std::uint64_t frames = 0;    // frames delivered since start(), over every attempt
-  double fps = 0;              // over the last complete fps window; 0 when frames stopped
+  std::uint64_t retries = 0;  // rebuilds since start()
+  int failures_in_a_row = 0;  // failed attempts since the last one that delivered a frame
+  std::string last_error;     // why the last attempt failed; empty if none has
+  std::uint64_t frames = 0;   // frames delivered since start(), over every attempt
+  double fps = 0;             // over the last complete fps window; 0 when frames stopped
   std::optional<std::chrono::milliseconds> last_frame_age;   // none before the first frame
   std::optional<std::chrono::milliseconds> next_attempt_in;  // while waiting to rebuild
 };
-// {"state": "running", "restarts": 0, "failures_in_a_row": 0, "last_error": null, "frames": 12,
+// {"state": "running", "retries": 0, "failures_in_a_row": 0, "last_error": null, "frames": 12,
 //  "fps": 14.9, "last_frame_age_s": 0.04, "next_attempt_in_s": null}
 nlohmann::json to_json(const StreamStats& stats);
 
