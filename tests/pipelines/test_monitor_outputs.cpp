@@ -257,3 +257,42 @@ TEST(SnapshotArchive, IntervalAndRetention) {
   EXPECT_THROW(yolo::monitor::SnapshotArchive({"", 10s, 3}), std::invalid_argument);
   EXPECT_THROW(yolo::monitor::SnapshotArchive({dir.path, 10s, 0}), std::invalid_argument);
 }
+
+// The watchdog pinger sends WATCHDOG=1 repeatedly while healthy, none while unhealthy, and
+// nothing at all without a watchdog.
+TEST(SystemdNotifier, WatchdogPinger) {
+  TempDir dir("sd_watchdog");
+  const std::string path = (dir.path / "notify.sock").string();
+  const int fd = ::socket(AF_UNIX, SOCK_DGRAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  timeval timeout{0, 300000};  // 0.3 s: several ping periods
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  const auto count_pings = [&] {
+    int n = 0;
+    char buf[64];
+    for (ssize_t got; (got = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
+      if (std::string(buf, static_cast<size_t>(got)) == "WATCHDOG=1") ++n;
+    }
+    return n;
+  };
+  const std::chrono::microseconds watchdog(40000);  // pings every 20 ms
+  {
+    yolo::monitor::WatchdogPinger pinger(yolo::monitor::SystemdNotifier(path, watchdog));
+    EXPECT_TRUE(pinger.running());
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  }
+  EXPECT_GE(count_pings(), 2);
+  {
+    yolo::monitor::WatchdogPinger unhealthy(yolo::monitor::SystemdNotifier(path, watchdog),
+                                            [] { return false; });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(count_pings(), 0);
+  yolo::monitor::WatchdogPinger none{yolo::monitor::SystemdNotifier(path)};
+  EXPECT_FALSE(none.running());
+  ::close(fd);
+}

@@ -72,4 +72,32 @@ std::optional<std::chrono::microseconds> SystemdNotifier::watchdog_period() cons
   return *watchdog_usec_ / 2;
 }
 
+WatchdogPinger::WatchdogPinger(SystemdNotifier notifier, std::function<bool()> healthy) {
+  const auto period = notifier.watchdog_period();
+  if (!notifier.enabled() || !period) return;
+  thread_ = std::thread(
+      [this, notifier = std::move(notifier), healthy = std::move(healthy), period = *period] {
+        std::unique_lock<std::mutex> lock(mutex_);
+        while (!stop_) {
+          lock.unlock();
+          if (!healthy || healthy()) {
+            notifier.watchdog();
+          } else {
+            spdlog::warn("watchdog: the service reports itself unhealthy; not pinging systemd");
+          }
+          lock.lock();
+          wake_.wait_for(lock, period, [this] { return stop_; });
+        }
+      });
+}
+
+WatchdogPinger::~WatchdogPinger() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
 }  // namespace yolo::monitor

@@ -12,9 +12,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace yolo::monitor {
 
@@ -46,6 +50,27 @@ class SystemdNotifier {
   std::optional<std::chrono::microseconds> watchdog_usec_;
   // Shared by copies, so that a failing socket is reported once per notifier, not per message.
   std::shared_ptr<std::atomic<bool>> warned_ = std::make_shared<std::atomic<bool>>(false);
+};
+
+// Sends WATCHDOG=1 every watchdog_period() from its own thread while `healthy()` says so, from
+// construction until destruction. A process whose main loop is wedged should stop being
+// reported healthy, so that systemd restarts it: pass a check of the service's own progress
+// (e.g. the HTTP server answering, streams being supervised). Does nothing when the notifier
+// has no watchdog.
+class WatchdogPinger {
+ public:
+  explicit WatchdogPinger(SystemdNotifier notifier, std::function<bool()> healthy = {});
+  ~WatchdogPinger();  // stops promptly (does not wait out a period)
+  WatchdogPinger(const WatchdogPinger&) = delete;
+  WatchdogPinger& operator=(const WatchdogPinger&) = delete;
+
+  bool running() const { return thread_.joinable(); }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once everything it uses exists
 };
 
 }  // namespace yolo::monitor
