@@ -58,12 +58,14 @@ TEST_F(SourceDescription, WholePipeline) {
                                                             "yolo model=m.pt stream-id=cam");
   EXPECT_EQ(d,
             "rtspsrc location=\"rtsp://cam/x\" protocols=tcp latency=200 ! decodebin ! queue "
-            "leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 ! videoconvert "
+            "name=leaky leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 ! "
+            "videoconvert "
             "! video/x-raw,format=BGR ! yolo model=m.pt stream-id=cam ! appsink name=sink "
             "sync=false max-buffers=1 drop=true");
   // Files are paced by clocksync; no inference fragment means straight to the sink.
   const std::string f = yolo::monitor::pipeline_description(stream("/v/a.mp4"), {}, "");
-  EXPECT_NE(f.find("decodebin ! clocksync ! queue leaky=downstream"), std::string::npos) << f;
+  EXPECT_NE(f.find("decodebin ! clocksync ! queue name=leaky leaky=downstream"), std::string::npos)
+      << f;
   EXPECT_NE(f.find("format=BGR ! appsink name=sink"), std::string::npos) << f;
 }
 

@@ -141,7 +141,8 @@ TEST(StreamSupervisor, RunsAnRtspStream) {
   ASSERT_TRUE(stats.last_frame_age);
   EXPECT_LT(*stats.last_frame_age, fast_options().stall_timeout);
   EXPECT_EQ(rec.bgr_samples.load(), rec.samples.load());
-  EXPECT_GT(rec.roi_metas.load(), 0);  // metas added before the appsink reach the owner
+  EXPECT_GE(stats.source_frames, stats.frames);  // counted at the leaky queue, before the sink
+  EXPECT_GT(rec.roi_metas.load(), 0);            // metas added before the appsink reach the owner
   EXPECT_TRUE(eventually([&] { return sup.stats().fps > 0; }, 5s));
   EXPECT_EQ(yolo::monitor::to_json(sup.stats())["state"], "running");
   sup.stop();
@@ -266,6 +267,29 @@ TEST(StreamSupervisor, DetectsAStall) {
   ASSERT_TRUE(eventually([&] { return sup.state() == StreamState::kRunning && rec.samples > 10; }));
   EXPECT_NE(sup.stats().last_error.find("stall_timeout"), std::string::npos);
   EXPECT_EQ(built.load(), 2);
+  sup.stop();
+}
+
+// Frames that still enter the leaky queue while none reach the sink (a blocked model or sample
+// callback) are a stall too, but the error says the source is fine.
+TEST(StreamSupervisor, TellsABlockedConsumerFromAStalledSource) {
+  auto options = fast_options();
+  options.stall_timeout = 500ms;
+  std::atomic<int> samples{0};
+  StreamSupervisor::Callbacks callbacks;
+  callbacks.on_sample = [&](GstSample*) {
+    if (++samples == 5) std::this_thread::sleep_for(1500ms);  // once: a model that hangs
+  };
+  StreamSupervisor sup("blocked",
+                       "videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=30/1 "
+                       "! queue name=leaky leaky=downstream max-size-buffers=1 ! appsink name=sink",
+                       options, callbacks);
+  sup.start();
+  ASSERT_TRUE(eventually([&] { return sup.stats().retries >= 1 && samples > 10; }))
+      << yolo::monitor::to_json(sup.stats()).dump();
+  EXPECT_NE(sup.stats().last_error.find("source still delivers frames"), std::string::npos)
+      << sup.stats().last_error;
+  EXPECT_GT(sup.stats().source_frames, sup.stats().frames);
   sup.stop();
 }
 

@@ -60,11 +60,12 @@ std::string source_description(const StreamConfig& stream, const SourceOptions& 
 std::string pipeline_description(const StreamConfig& stream, const SourceOptions& options,
                                  const std::string& inference_fragment) {
   return fmt::format(
-      "{}{} ! queue leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 "
+      "{}{} ! queue name={} leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 "
       "! videoconvert ! video/x-raw,format=BGR ! {}appsink name={} sync=false max-buffers=1 "
       "drop=true",
       source_description(stream, options), stream.kind == SourceKind::kFile ? " ! clocksync" : "",
-      inference_fragment.empty() ? std::string() : inference_fragment + " ! ", kAppSinkName);
+      kLeakyQueueName, inference_fragment.empty() ? std::string() : inference_fragment + " ! ",
+      kAppSinkName);
 }
 
 }  // namespace yolo::monitor

@@ -96,6 +96,7 @@ nlohmann::json to_json(const StreamStats& s) {
                       {"failures_in_a_row", s.failures_in_a_row},
                       {"last_error", nullptr},
                       {"frames", s.frames},
+                      {"source_frames", s.source_frames},
                       {"fps", s.fps},
                       {"last_frame_age_s", nullptr},
                       {"next_attempt_in_s", nullptr}};
@@ -130,6 +131,13 @@ struct StreamSupervisor::Impl {
   static gboolean bus_cb(GstBus*, GstMessage* m, gpointer self) {
     return static_cast<Impl*>(self)->on_bus_message(m) ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
   }
+  static GstPadProbeReturn source_frame_cb(GstPad*, GstPadProbeInfo*, gpointer self) {
+    auto* impl = static_cast<Impl*>(self);
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    ++impl->source_frames;
+    impl->last_source_frame = Clock::now();
+    return GST_PAD_PROBE_OK;
+  }
   static GstFlowReturn new_sample_cb(GstAppSink* sink, gpointer self) {
     std::unique_ptr<GstSample, GstSampleUnref> sample(gst_app_sink_pull_sample(sink));
     if (sample) static_cast<Impl*>(self)->on_frame(sample.get());
@@ -161,6 +169,8 @@ struct StreamSupervisor::Impl {
   int failures_in_a_row = 0;
   std::string last_error;
   std::uint64_t frames = 0;
+  std::uint64_t source_frames = 0;  // into the leaky queue, when the pipeline has one
+  std::optional<Clock::time_point> last_source_frame;
   bool attempt_has_frame = false;
   std::optional<Clock::time_point> last_frame;
   std::optional<Clock::time_point> next_attempt;
@@ -213,7 +223,6 @@ void StreamSupervisor::Impl::build() {
     attempt_has_frame = false;
     next_attempt.reset();
   }
-  attempt_started = Clock::now();
   GError* error = nullptr;
   ElementPtr element(
       gst_parse_launch_full(description.c_str(), nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &error));
@@ -233,6 +242,13 @@ void StreamSupervisor::Impl::build() {
                             kAppSinkName, kAppSinkName),
                 StreamState::kReconnecting);
   }
+  if (ElementPtr queue{gst_bin_get_by_name(GST_BIN(element.get()), kLeakyQueueName)}) {
+    std::unique_ptr<GstPad, GstObjectUnref> pad(gst_element_get_static_pad(queue.get(), "sink"));
+    if (pad) {
+      gst_pad_add_probe(pad.get(), GST_PAD_PROBE_TYPE_BUFFER, &Impl::source_frame_cb, this,
+                        nullptr);
+    }
+  }
   GstAppSinkCallbacks sink_callbacks{};
   sink_callbacks.new_sample = &Impl::new_sample_cb;
   gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &sink_callbacks, this, nullptr);
@@ -244,7 +260,10 @@ void StreamSupervisor::Impl::build() {
   pipeline = std::move(element);
   if (callbacks.on_pipeline) callbacks.on_pipeline(pipeline.get());
 
-  if (gst_element_set_state(pipeline.get(), GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+  const GstStateChangeReturn started = gst_element_set_state(pipeline.get(), GST_STATE_PLAYING);
+  // Counted from here: a model that loads during the state change does not eat start_timeout.
+  attempt_started = Clock::now();
+  if (started == GST_STATE_CHANGE_FAILURE) {
     // The reason is usually an ERROR message already on the bus; take it from there.
     std::unique_ptr<GstMessage, GstMessageUnref> message(
         gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
@@ -311,18 +330,25 @@ void StreamSupervisor::Impl::tick() {
   if (!pipeline) return;
   const auto now = Clock::now();
   bool has_frame;
-  std::optional<Clock::time_point> last;
+  std::optional<Clock::time_point> last, last_source;
   {
     std::lock_guard<std::mutex> lock(mutex);
     has_frame = attempt_has_frame;
     last = last_frame;
+    last_source = last_source_frame;
   }
   if (!has_frame && now - attempt_started > options.start_timeout) {
     fail(fmt::format("no frame within start_timeout ({:.1f} s) of starting",
                      seconds(options.start_timeout)),
          StreamState::kReconnecting);
   } else if (has_frame && last && now - *last > options.stall_timeout) {
-    fail(fmt::format("no frame for stall_timeout ({:.1f} s)", seconds(options.stall_timeout)),
+    // Frames still entering the leaky queue mean the source is fine and what follows it (the
+    // model, or the owner's sample callback) is blocked: say so, it needs another fix.
+    const bool source_alive = last_source && *last_source > *last;
+    fail(fmt::format("no frame for stall_timeout ({:.1f} s){}", seconds(options.stall_timeout),
+                     source_alive ? "; the source still delivers frames, so the inference or the "
+                                    "sample callback is blocked"
+                                  : ""),
          StreamState::kStalled);
   }
 }
@@ -442,6 +468,7 @@ StreamStats StreamSupervisor::stats() const {
   s.failures_in_a_row = impl_->failures_in_a_row;
   s.last_error = impl_->last_error;
   s.frames = impl_->frames;
+  s.source_frames = impl_->source_frames;
   if (impl_->last_frame) {
     s.last_frame_age = std::chrono::duration_cast<milliseconds>(now - *impl_->last_frame);
     // A window that stopped filling says nothing about the present: frames have stopped.

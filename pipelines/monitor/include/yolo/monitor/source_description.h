@@ -7,7 +7,8 @@
 //
 // followed by the common tail
 //
-//   ! queue leaky=downstream max-size-buffers=1 ... ! videoconvert ! video/x-raw,format=BGR
+//   ! queue name=leaky leaky=downstream max-size-buffers=1 ... ! videoconvert
+//   ! video/x-raw,format=BGR
 //   ! <inference fragment> ! appsink name=sink ...
 //
 // The one-buffer leaky queue sits right after the decoder: the decoder never waits for the
@@ -26,6 +27,10 @@ namespace yolo::monitor {
 
 // Name of the appsink that ends every description; the supervisor looks it up by this name.
 inline constexpr char kAppSinkName[] = "sink";
+// Name of the leaky queue after the decoder. Optional for the supervisor: when a description
+// has it, frames entering it are counted as source frames, which tells a stalled source from a
+// blocked inference.
+inline constexpr char kLeakyQueueName[] = "leaky";
 
 struct SourceOptions {
   bool rtsp_tcp = true;                         // protocols=tcp; false leaves rtspsrc's default

@@ -57,12 +57,15 @@ struct StreamStats {
   int failures_in_a_row = 0;  // failed attempts since the last one that delivered a frame
   std::string last_error;     // why the last attempt failed; empty if none has
   std::uint64_t frames = 0;   // frames delivered since start(), over every attempt
-  double fps = 0;             // over the last complete fps window; 0 when frames stopped
+  // Frames that entered the leaky queue (kLeakyQueueName) since start(): more than `frames`
+  // when the model is slower than the camera (the queue drops the rest). 0 without the queue.
+  std::uint64_t source_frames = 0;
+  double fps = 0;  // over the last complete fps window; 0 when frames stopped
   std::optional<std::chrono::milliseconds> last_frame_age;   // none before the first frame
   std::optional<std::chrono::milliseconds> next_attempt_in;  // while waiting to rebuild
 };
 // {"state": "running", "retries": 0, "failures_in_a_row": 0, "last_error": null, "frames": 12,
-//  "fps": 14.9, "last_frame_age_s": 0.04, "next_attempt_in_s": null}
+//  "source_frames": 14, "fps": 14.9, "last_frame_age_s": 0.04, "next_attempt_in_s": null}
 nlohmann::json to_json(const StreamStats& stats);
 
 class StreamSupervisor {
