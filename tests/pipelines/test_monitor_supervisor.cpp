@@ -12,7 +12,10 @@
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
+
 #include "rtsp_test_server.h"
+#include "test_files.h"
 #include "yolo/monitor/source_description.h"
 #include "yolo/monitor/stream_supervisor.h"
 
@@ -291,6 +294,72 @@ TEST(StreamSupervisor, TellsABlockedConsumerFromAStalledSource) {
       << sup.stats().last_error;
   EXPECT_GT(sup.stats().source_frames, sup.stats().frames);
   sup.stop();
+}
+
+// Writes a short MJPEG AVI (30 frames at 30 fps) with GStreamer itself.
+void write_test_video(const std::string& path) {
+  GError* error = nullptr;
+  GstElement* p = gst_parse_launch(
+      ("videotestsrc num-buffers=30 ! video/x-raw,width=96,height=64,framerate=30/1 ! jpegenc ! "
+       "avimux ! filesink location=" +
+       yolo::monitor::quote_gst_value(path))
+          .c_str(),
+      &error);
+  ASSERT_EQ(error, nullptr) << error->message;
+  gst_element_set_state(p, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(p);
+  GstMessage* m = gst_bus_timed_pop_filtered(bus, 10 * GST_SECOND,
+                                             GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(GST_MESSAGE_TYPE(m), GST_MESSAGE_EOS);
+  gst_message_unref(m);
+  gst_object_unref(bus);
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(p);
+}
+
+yolo::monitor::StreamConfig config_for(const std::string& uri) {
+  return yolo::monitor::stream_from_json({{"id", "v"}, {"uri", uri}});
+}
+
+// A file and the same file over HTTP run through the descriptions the service builds: frames
+// arrive as BGR, and the file is replayed when it ends.
+TEST(StreamSupervisor, FileAndHttpSources) {
+  yolo::testing::TempDir dir("supervisor_file");
+  const std::string video = (dir.path / "clip one.avi").string();  // a space: quoting holds
+  write_test_video(video);
+  const std::string bytes = yolo::testing::read_file(video);
+  ASSERT_GT(bytes.size(), 1000u);
+
+  Recorder file_rec;
+  StreamSupervisor file("file",
+                        yolo::monitor::pipeline_description(config_for(video), {}, "identity"),
+                        fast_options(), file_rec.callbacks());
+  file.start();
+  ASSERT_TRUE(eventually([&] { return file.stats().retries >= 1 && file_rec.samples > 30; }))
+      << yolo::monitor::to_json(file.stats()).dump();
+  EXPECT_EQ(file_rec.bgr_samples.load(), file_rec.samples.load());
+  EXPECT_EQ(file.stats().last_error, "end of stream");  // replayed after the end
+  file.stop();
+
+  httplib::Server http;
+  http.Get("/clip.avi", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(bytes, "video/x-msvideo");
+  });
+  const int port = http.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { http.listen_after_bind(); });
+  Recorder http_rec;
+  StreamSupervisor web(
+      "web",
+      yolo::monitor::pipeline_description(
+          config_for("http://127.0.0.1:" + std::to_string(port) + "/clip.avi"), {}, "identity"),
+      fast_options(), http_rec.callbacks());
+  web.start();
+  EXPECT_TRUE(eventually([&] { return http_rec.samples >= 5; }))
+      << yolo::monitor::to_json(web.stats()).dump();
+  web.stop();
+  http.stop();
+  serving.join();
 }
 
 // A description that does not parse, or has no appsink, is a failed attempt with a clear error;
