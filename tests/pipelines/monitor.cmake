@@ -20,6 +20,7 @@ yolo_add_test(NAME test_monitor LABEL unit
 yolo_add_test(NAME test_monitor_supervisor LABEL integration
   SOURCES ${_monitor_tests}/test_monitor_supervisor.cpp
           ${_monitor_tests}/test_monitor_stream_manager.cpp
+          ${_monitor_tests}/test_monitor_service.cpp
   LIBS yolo_monitor_lib PkgConfig::MONITOR_TEST_GST PkgConfig::HTTPLIB TIMEOUT 180)
 # The same run under GStreamer's leaks tracer: any GstObject or buffer still alive at
 # gst_deinit() fails it.

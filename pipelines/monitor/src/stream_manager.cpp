@@ -185,15 +185,9 @@ yolo::StreamControlResult StreamManager::add(const json& body) {
         "fix every entry of 'problems'; the stream object is documented in docs/monitor.md",
         {{"problems", problems}});
   }
-  std::shared_ptr<Entry> entry;
-  try {
-    entry = make_entry(config);
-  } catch (const std::invalid_argument& e) {
-    return yolo::StreamControlResult::failure(Status::kInvalid, e.what(),
-                                              "give the stream the missing settings");
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
+  // Checked before building the pipeline description (which may be costly for the owner) and
+  // again before inserting, in case another request added the id meanwhile.
+  const auto refusal = [&]() -> std::optional<yolo::StreamControlResult> {
     if (streams_.count(config.id)) {
       return yolo::StreamControlResult::failure(
           Status::kConflict, fmt::format("stream '{}' exists already", config.id),
@@ -204,6 +198,22 @@ yolo::StreamControlResult StreamManager::add(const json& body) {
           Status::kInvalid, fmt::format("the service runs {} streams, its limit", streams_.size()),
           "remove a stream first");
     }
+    return std::nullopt;
+  };
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto r = refusal()) return *r;
+  }
+  std::shared_ptr<Entry> entry;
+  try {
+    entry = make_entry(config);
+  } catch (const std::invalid_argument& e) {
+    return yolo::StreamControlResult::failure(Status::kInvalid, e.what(),
+                                              "give the stream the missing settings");
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto r = refusal()) return *r;
     // Persisted before it runs: a failure to save leaves everything as it was (and is a 500).
     if (state_) state_->record_added(config);
     streams_[config.id] = entry;
