@@ -52,9 +52,9 @@ class StreamManagerTest : public ::testing::Test {
     o.sources.rtsp_latency = 50ms;
     return std::make_unique<StreamManager>(
         o,
-        [](const StreamConfig& s) {
+        [this](const StreamConfig& s) {
           if (s.id == "needs-model") throw std::invalid_argument("stream needs-model: no model");
-          return std::string("identity");
+          return "identity name=" + infer_name_;
         },
         [this](const std::string& id, GstSample*) {
           std::lock_guard<std::mutex> lock(mutex_);
@@ -78,6 +78,7 @@ class StreamManagerTest : public ::testing::Test {
   }
 
   yolo::testing::RtspTestServer server_;
+  std::string infer_name_ = "infer";  // part of every description; changing it changes them all
   std::mutex mutex_;
   std::map<std::string, int> samples_;
   std::vector<std::string> removed_;
@@ -159,6 +160,13 @@ TEST_F(StreamManagerTest, ReconcileTouchesOnlyChanges) {
   ASSERT_TRUE(eventually([&] { return state_of(*m, "new") == "running"; }));
   ASSERT_TRUE(eventually([&] { return state_of(*m, "change") == "running"; }));
   EXPECT_EQ(removed_, std::vector<std::string>{"drop"});  // rebuilt streams keep their results
+  // Same configurations, but the inference fragment now differs (a changed service default):
+  // every stream is rebuilt.
+  infer_name_ = "infer2";
+  const auto again =
+      m->reconcile({stream("keep", server_.uri()), changed, stream("new", server_.uri())});
+  EXPECT_EQ(again.restarted, (std::vector<std::string>{"keep", "change", "new"}));
+  EXPECT_TRUE(again.added.empty());
   m->stop_all();
   EXPECT_EQ(state_of(*m, "keep"), "stopped");
 }

@@ -119,14 +119,35 @@ StreamManager::ReconcileSummary MonitorService::reload(const MonitorConfig& conf
   s.notifier.reloading();
   {
     std::lock_guard<std::mutex> lock(s.config_mutex);
-    const auto differs = [](const nlohmann::json& a, const nlohmann::json& b) { return a != b; };
-    if (differs({s.config.http.bind, s.config.http.port, s.config.http.token},
-                {config.http.bind, config.http.port, config.http.token}) ||
-        differs({s.config.outputs.jsonl.path.string(),
-                 s.config.outputs.snapshots.directory.string(), s.config.state_file.string()},
-                {config.outputs.jsonl.path.string(), config.outputs.snapshots.directory.string(),
-                 config.state_file.string()})) {
-      spdlog::warn("reload: http, outputs and state_file changes take effect after a restart");
+    // The settings a reload cannot apply to running parts, flattened for comparison.
+    const auto fixed = [](const MonitorConfig& c) {
+      const auto& sv = c.supervision;
+      return nlohmann::json::array({c.http.bind,
+                                    c.http.port,
+                                    c.http.token,
+                                    c.outputs.jsonl.path.string(),
+                                    c.outputs.jsonl.max_bytes,
+                                    c.outputs.jsonl.keep_files,
+                                    c.outputs.snapshots.directory.string(),
+                                    c.outputs.snapshots.interval.count(),
+                                    c.outputs.snapshots.keep_per_stream,
+                                    c.outputs.snapshots.live_interval.count(),
+                                    c.state_file.string(),
+                                    c.rtsp.tcp,
+                                    c.rtsp.latency.count(),
+                                    sv.stall_timeout.count(),
+                                    sv.start_timeout.count(),
+                                    sv.backoff.initial.count(),
+                                    sv.backoff.max.count(),
+                                    sv.backoff.jitter,
+                                    sv.max_retries,
+                                    c.batching.batch_size,
+                                    c.batching.batch_timeout.count()});
+    };
+    if (fixed(s.config) != fixed(config)) {
+      spdlog::warn(
+          "reload: changes to http, outputs, state_file, rtsp, supervision and batching "
+          "take effect after a restart; streams and model defaults are applied now");
     }
     // New defaults apply to streams that are (re)built from now on.
     const auto streams = config.streams;

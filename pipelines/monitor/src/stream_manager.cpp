@@ -117,11 +117,17 @@ StreamManager::ReconcileSummary StreamManager::reconcile(
       if (it == streams_.end()) {
         to_start.push_back(make_entry(s));
         summary.added.push_back(s.id);
-      } else if (!same_stream(it->second->config, s)) {
-        to_stop.push_back(it->second);
-        to_stop_is_removal.push_back(false);  // same id comes back: keep its results
-        to_start.push_back(make_entry(s));
-        summary.restarted.push_back(s.id);
+      } else {
+        // Rebuilt when the stream's own settings changed, or when its pipeline would differ
+        // (e.g. a changed service default that the inference fragment resolves).
+        auto candidate = make_entry(s);
+        if (!same_stream(it->second->config, s) ||
+            candidate->supervisor->description() != it->second->supervisor->description()) {
+          to_stop.push_back(it->second);
+          to_stop_is_removal.push_back(false);  // same id comes back: keep its results
+          to_start.push_back(std::move(candidate));
+          summary.restarted.push_back(s.id);
+        }
       }
     }
     for (const auto& id : summary.removed) {

@@ -49,8 +49,9 @@ class MonitorService {
   MonitorService& operator=(const MonitorService&) = delete;
 
   // SIGHUP with a re-read, valid configuration: streams are reconciled (only changed ones are
-  // touched). Changes to http, outputs, rtsp or supervision need a restart; they are logged as
-  // warnings and otherwise ignored.
+  // touched) and new model defaults apply to streams built from now on. Changes to http,
+  // outputs, state_file, rtsp, supervision or batching need a restart; they are logged as a
+  // warning and otherwise ignored.
   StreamManager::ReconcileSummary reload(const MonitorConfig& config);
 
   // SIGTERM: STOPPING=1, stops serving, stops every stream, flushes and closes the outputs.

@@ -64,7 +64,8 @@ class StreamManager : public yolo::StreamControl {
     std::vector<std::string> added, removed, restarted;  // ids
   };
   // Makes the running set match `configured` (state file applied): new ids start, missing ones
-  // stop, streams whose settings changed are rebuilt, the rest keep running untouched.
+  // stop, streams whose settings or pipeline description changed (the inference fragment may
+  // resolve service defaults) are rebuilt, the rest keep running untouched.
   ReconcileSummary reconcile(const std::vector<StreamConfig>& configured);
 
   // Stops every stream. Idempotent.
