@@ -22,6 +22,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-torch
   # misc tools used by tests and the quickstart
   curl zip unzip
+  # headless browser for the yolo-monitor dashboard test (skipped without it)
+  chromium
 )
 
 missing=()

@@ -6,12 +6,14 @@
 #include <charconv>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "yolo/core/version.h"
 #include "yolo/runtime/metrics_registry.h"
 #include "yolo/runtime/results_store.h"
 #include "yolo/runtime/snapshot_store.h"
+#include "yolo/runtime/stream_control.h"
 
 namespace yolo::http {
 namespace {
@@ -104,8 +106,12 @@ void send_error(httplib::Response& res, int status, const std::string& error,
 }
 
 Api::Api(const HttpServerOptions& options, ResultsStore& results, SnapshotStore* snapshots,
-         MetricsRegistry* metrics)
-    : options_(options), results_(results), snapshots_(snapshots), metrics_(metrics) {}
+         MetricsRegistry* metrics, StreamControl* control)
+    : options_(options),
+      results_(results),
+      snapshots_(snapshots),
+      metrics_(metrics),
+      control_(control) {}
 
 void Api::health(const httplib::Request& req, httplib::Response& res) {
   if (!check_params(req, res, {})) return;
@@ -115,18 +121,100 @@ void Api::health(const httplib::Request& req, httplib::Response& res) {
 
 void Api::streams(const httplib::Request& req, httplib::Response& res) {
   if (!check_params(req, res, {})) return;
-  json list = json::array();
-  for (const auto& id : results_.streams()) {
+  // The latest result's summary, or nulls for a stream without results yet.
+  const auto result_fields = [&](const std::string& id) {
     const auto latest = results_.latest(id);
-    if (!latest) continue;  // removed since streams() was read
-    list.push_back({{"stream_id", id},
-                    {"latest_seq", latest->seq},
-                    {"frame", latest->frame},
-                    {"timestamp", format_utc(latest->wall_time)},
-                    {"detections", latest->detections.size()},
-                    {"snapshot", snapshots_ != nullptr && snapshots_->has(id)}});
+    json fields = {
+        {"stream_id", id},       {"latest_seq", nullptr},
+        {"frame", nullptr},      {"timestamp", nullptr},
+        {"detections", nullptr}, {"snapshot", snapshots_ != nullptr && snapshots_->has(id)}};
+    if (latest) {
+      fields["latest_seq"] = latest->seq;
+      fields["frame"] = latest->frame;
+      fields["timestamp"] = format_utc(latest->wall_time);
+      fields["detections"] = latest->detections.size();
+    }
+    return std::make_pair(latest.has_value(), fields);
+  };
+  json list = json::array();
+  if (control_) {
+    // The controller knows every stream, including those without results (starting, failed).
+    const json entries = control_->list();
+    if (!entries.is_array())
+      throw std::runtime_error("the stream controller's list is not an array");
+    for (const auto& entry : entries) {
+      if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string()) {
+        throw std::runtime_error("the stream controller listed a stream without a string id");
+      }
+      json item = entry;
+      item.update(result_fields(entry["id"].get<std::string>()).second);
+      list.push_back(std::move(item));
+    }
+  } else {
+    for (const auto& id : results_.streams()) {
+      auto [has_result, item] = result_fields(id);
+      if (has_result) list.push_back(std::move(item));  // else removed since streams() was read
+    }
   }
   send_json(res, 200, {{"streams", list}});
+}
+
+void Api::add_stream(const httplib::Request& req, httplib::Response& res) {
+  if (!check_params(req, res, {})) return;
+  const json body = json::parse(req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    send_error(res, 400, "the request body is not a JSON object",
+               R"(send a stream object such as {"id": "cam2", "uri": "rtsp://host/stream"} with )"
+               "Content-Type: application/json");
+    return;
+  }
+  const StreamControlResult r = control_->add(body);
+  switch (r.status) {
+    case StreamControlResult::Status::kOk: {
+      json created = r.stream.is_null() ? body : r.stream;
+      if (created.contains("id") && created["id"].is_string()) {
+        res.set_header("Location",
+                       fmt::format("{}/streams/{}", kApiPrefix, created["id"].get<std::string>()));
+      }
+      send_json(res, 201, {{"stream", created}});
+      return;
+    }
+    case StreamControlResult::Status::kInvalid:
+      return send_error(res, 400, r.error, r.hint, r.details);
+    case StreamControlResult::Status::kConflict:
+      return send_error(res, 409, r.error, r.hint, r.details);
+    case StreamControlResult::Status::kNotFound:
+      return send_error(res, 404, r.error, r.hint, r.details);
+  }
+}
+
+void Api::remove_stream(const httplib::Request& req, httplib::Response& res) {
+  const std::string id = req.matches[1];
+  if (!check_params(req, res, {})) return;
+  const StreamControlResult r = control_->remove(id);
+  switch (r.status) {
+    case StreamControlResult::Status::kOk:
+      res.status = 204;
+      res.set_header("Cache-Control", "no-store");
+      return;
+    case StreamControlResult::Status::kNotFound:
+      return send_error(
+          res, 404, r.error.empty() ? fmt::format("unknown stream '{}'", id) : r.error,
+          r.hint.empty() ? fmt::format("GET {}/streams lists the streams", kApiPrefix) : r.hint,
+          r.details.empty() ? json{{"stream_id", id}} : r.details);
+    case StreamControlResult::Status::kInvalid:
+      return send_error(res, 400, r.error, r.hint, r.details);
+    case StreamControlResult::Status::kConflict:
+      return send_error(res, 409, r.error, r.hint, r.details);
+  }
+}
+
+void Api::dashboard(const httplib::Request& req, httplib::Response& res) {
+  // The page reads its token from ?token=, so that one query parameter is allowed.
+  if (!check_params(req, res, {"token"})) return;
+  res.status = 200;
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(options_.dashboard_html, "text/html; charset=utf-8");
 }
 
 void Api::detections(const httplib::Request& req, httplib::Response& res) {

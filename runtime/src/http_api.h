@@ -17,6 +17,7 @@ namespace yolo {
 class MetricsRegistry;
 class ResultsStore;
 class SnapshotStore;
+class StreamControl;
 
 namespace http {
 
@@ -32,7 +33,7 @@ void send_error(httplib::Response& res, int status, const std::string& error,
 class Api {
  public:
   Api(const HttpServerOptions& options, ResultsStore& results, SnapshotStore* snapshots,
-      MetricsRegistry* metrics);
+      MetricsRegistry* metrics, StreamControl* control);
 
   // Makes waiting long-polls return (with 503) within kStopCheckInterval.
   void begin_stop() { stopping_ = true; }
@@ -43,12 +44,18 @@ class Api {
   void detections(const httplib::Request& req, httplib::Response& res);  // matches[1]: stream id
   void snapshot(const httplib::Request& req, httplib::Response& res);    // matches[1]: stream id
   void metrics(const httplib::Request& req, httplib::Response& res);
+  // With a StreamControl only:
+  void add_stream(const httplib::Request& req, httplib::Response& res);
+  void remove_stream(const httplib::Request& req, httplib::Response& res);  // matches[1]: id
+  // With options.dashboard_html only:
+  void dashboard(const httplib::Request& req, httplib::Response& res);
 
  private:
   const HttpServerOptions& options_;
   ResultsStore& results_;
   SnapshotStore* snapshots_;
   MetricsRegistry* metrics_;
+  StreamControl* control_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::atomic<bool> stopping_{false};
   std::atomic<size_t> long_polls_{0};

@@ -22,6 +22,7 @@
 #include "http_api.h"
 #include "yolo/runtime/metrics_registry.h"
 #include "yolo/runtime/runtime_metrics.h"
+#include "yolo/runtime/stream_control.h"
 
 namespace yolo {
 namespace {
@@ -109,8 +110,11 @@ httplib::Server::Handler guarded(std::function<void(const Request&, Response&)> 
 
 struct HttpServer::Impl {
   Impl(HttpServerOptions o, ResultsStore& results, SnapshotStore* snapshots,
-       MetricsRegistry* registry)
-      : options(std::move(o)), api(options, results, snapshots, registry), metrics(registry) {}
+       MetricsRegistry* registry, StreamControl* control)
+      : options(std::move(o)),
+        api(options, results, snapshots, registry, control),
+        metrics(registry),
+        stream_control(control) {}
 
   void configure();
   void configure_metrics();
@@ -125,6 +129,7 @@ struct HttpServer::Impl {
   const HttpServerOptions options;  // before api, which keeps a reference
   http::Api api;
   MetricsRegistry* metrics;
+  StreamControl* stream_control;
   MetricsRegistry::CollectorHandle metrics_collector;  // after api, which it reads
   const std::vector<Route> routes = api_routes();
   std::vector<std::regex> route_regexes;
@@ -161,6 +166,22 @@ void HttpServer::Impl::configure() {
                  (api.*handler)(req, res);
                }));
   }
+  // Registered before the catch-all handlers below, which httplib would otherwise match first.
+  const std::string p = http::kApiPrefix;
+  if (stream_control) {
+    server.Post(p + "/streams",
+                guarded([this](const Request& req, Response& res) { api.add_stream(req, res); }));
+    server.Delete(p + "/streams/([^/]+)", guarded([this](const Request& req, Response& res) {
+                    api.remove_stream(req, res);
+                  }));
+    endpoints.push_back("POST " + p + "/streams");
+    endpoints.push_back("DELETE " + p + "/streams/{id}");
+  }
+  if (!options.dashboard_html.empty()) {
+    server.Get("/",
+               guarded([this](const Request& req, Response& res) { api.dashboard(req, res); }));
+    endpoints.push_back("GET / (dashboard)");
+  }
   const auto other = guarded([this](const Request& req, Response& res) { other_method(req, res); });
   const std::string any = ".*";
   server.Post(any, other);
@@ -194,7 +215,10 @@ void HttpServer::Impl::configure_metrics() {
 HandlerResponse HttpServer::Impl::check_token(const Request& req, Response& res) const {
   // /health stays open: liveness probes (systemd, load balancers) carry no secrets, and it tells
   // nothing but that the service is up.
-  if (options.bearer_token.empty() || req.path == std::string(http::kApiPrefix) + "/health") {
+  // The dashboard page is open too: it is static, holds no data, and a browser cannot send a
+  // header when it navigates; the page itself sends the token with every API call.
+  if (options.bearer_token.empty() || req.path == std::string(http::kApiPrefix) + "/health" ||
+      (req.path == "/" && !options.dashboard_html.empty())) {
     return HandlerResponse::Unhandled;
   }
   const std::string token = bearer_token(req);
@@ -214,15 +238,21 @@ HandlerResponse HttpServer::Impl::check_token(const Request& req, Response& res)
   return HandlerResponse::Unhandled;
 }
 
-// The API is read-only: other methods on a known path get 405 with Allow, elsewhere 404.
+// Other methods on a known path get 405 with Allow (GET and HEAD; POST too on /streams when
+// streams can be added), elsewhere 404.
 void HttpServer::Impl::other_method(const Request& req, Response& res) const {
   const bool known =
       std::any_of(route_regexes.begin(), route_regexes.end(),
                   [&](const std::regex& re) { return std::regex_match(req.path, re); });
   if (!known) return not_found(req, res);
-  res.set_header("Allow", "GET, HEAD");
+  std::vector<std::string> allowed = {"GET", "HEAD"};
+  if (stream_control && req.path == std::string(http::kApiPrefix) + "/streams") {
+    allowed.push_back("POST");
+  }
+  res.set_header("Allow", fmt::format("{}", fmt::join(allowed, ", ")));
   http::send_error(res, 405, fmt::format("method {} is not allowed on {}", req.method, req.path),
-                   "this API is read-only: use GET", {{"allowed_methods", {"GET", "HEAD"}}});
+                   fmt::format("use {}", fmt::join(allowed, " or ")),
+                   {{"allowed_methods", allowed}});
 }
 
 // Errors httplib answers itself (no route, malformed request, body or URI too long) get the same
@@ -238,7 +268,8 @@ HandlerResponse HttpServer::Impl::error_to_json(const Request& req, Response& re
       http::send_error(
           res, 413,
           fmt::format("request body too large (limit {} bytes)", options.max_payload_bytes),
-          "the API takes no request bodies: send GET requests without one");
+          "only POST /api/v1/streams takes a body, a small JSON stream object; send GET "
+          "requests without one");
       break;
     case 414:
       http::send_error(res, 414, "request URI too long", "shorten the path and query");
@@ -305,9 +336,9 @@ void HttpServer::Impl::stop() {
 }
 
 HttpServer::HttpServer(HttpServerOptions options, ResultsStore& results, SnapshotStore* snapshots,
-                       MetricsRegistry* metrics) {
+                       MetricsRegistry* metrics, StreamControl* streams) {
   validate(options);
-  impl_ = std::make_unique<Impl>(std::move(options), results, snapshots, metrics);
+  impl_ = std::make_unique<Impl>(std::move(options), results, snapshots, metrics, streams);
   impl_->configure();
   impl_->bind();
   impl_->start();

@@ -1,9 +1,13 @@
 // The runtime's HTTP endpoint (API reference: docs/http-api.md). Serves, under /api/v1:
 //   GET /health                                 liveness (open even when a token is set)
 //   GET /streams                                streams and their latest sequence numbers
+//                                               (with a StreamControl: also state and stats)
+//   POST /streams, DELETE /streams/{id}         add/remove streams (only with a StreamControl)
 //   GET /streams/{id}/detections?since=&wait=   latest result, or newer ones (long-poll)
 //   GET /streams/{id}/snapshot.jpg              latest kept frame with boxes (SnapshotStore)
 //   GET /metrics                                Prometheus text (MetricsRegistry)
+// and, when options.dashboard_html is set, that page at GET / (open without a token: the page
+// holds no data and asks for the token itself).
 //
 // Error policy: the constructor throws (bad options, address cannot be bound); once running,
 // nothing a client sends escapes the server: bad requests get 4xx, a failing handler 500, both
@@ -26,6 +30,7 @@ namespace yolo {
 class MetricsRegistry;
 class ResultsStore;
 class SnapshotStore;
+class StreamControl;
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";  // address to bind; "0.0.0.0" serves every interface
@@ -38,23 +43,27 @@ struct HttpServerOptions {
   // Long-polls waiting at the same time (< threads, so that other requests still find a worker);
   // further ones get 503 with Retry-After.
   size_t max_long_polls = 6;
-  size_t max_payload_bytes = 8192;  // largest request body (the API takes none); larger: 413
+  // Largest request body (only POST /streams takes one: a small JSON object); larger: 413.
+  size_t max_payload_bytes = 16384;
   std::chrono::milliseconds read_timeout{5000};   // for a client to send its request (> 0)
   std::chrono::milliseconds write_timeout{5000};  // for a client to take the response (> 0)
   // An idle kept-alive connection is closed after this; it also bounds how long stop() waits for
   // such a connection (>= 1 s).
   std::chrono::seconds keep_alive_timeout{2};
   size_t keep_alive_max_requests = 100;  // requests per connection before it is closed (>= 1)
+  // Non-empty: served as text/html at GET / (the monitoring dashboard).
+  std::string dashboard_html;
 };
 
 class HttpServer {
  public:
   // Binds host:port and serves on a background thread. `results` must outlive the server;
-  // `snapshots` and `metrics` are optional (without them their endpoints answer 404) and must
-  // outlive it too. Throws std::invalid_argument for bad options and std::runtime_error when the
-  // address cannot be bound.
+  // `snapshots` and `metrics` are optional (without them their endpoints answer 404), and so is
+  // `streams` (stream_control.h; without it the stream list comes from `results` and POST/DELETE
+  // are not served); all must outlive the server. Throws std::invalid_argument for bad options and
+  // std::runtime_error when the address cannot be bound.
   HttpServer(HttpServerOptions options, ResultsStore& results, SnapshotStore* snapshots = nullptr,
-             MetricsRegistry* metrics = nullptr);
+             MetricsRegistry* metrics = nullptr, StreamControl* streams = nullptr);
   // stop().
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;

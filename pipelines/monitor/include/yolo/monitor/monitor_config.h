@@ -1,0 +1,163 @@
+// The yolo-monitor service configuration (monitor.yaml; reference: docs/monitor.md) and the
+// stream object that POST /api/v1/streams takes as JSON.
+//
+// Error policy: parsing never stops at the first problem. Every problem is collected with the
+// key path it concerns ("streams[1].uri", "http.port") and thrown together as one ConfigError,
+// so that a user fixes a file in one round. Unknown keys are problems too (with the nearest
+// valid key suggested), so a typo never silently falls back to a default.
+//
+// Usage:
+//   const yolo::monitor::MonitorConfig config = yolo::monitor::load_config("monitor.yaml");
+//   for (const auto& s : config.streams) {
+//     const auto inference = yolo::monitor::resolve(s, config);  // per-stream overrides applied
+//   }
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace yolo::monitor {
+
+// One thing wrong in a configuration: where (key path) and what (with what to do).
+struct ConfigProblem {
+  std::string path;     // "streams[1].uri"; empty for the document itself
+  std::string message;  // what is wrong and what to use instead
+};
+
+// Every problem found in one document. what() lists them one per line, each "path: message".
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(const std::string& source, std::vector<ConfigProblem> problems);
+  const std::vector<ConfigProblem>& problems() const { return problems_; }
+
+ private:
+  std::vector<ConfigProblem> problems_;
+};
+
+// What a stream's uri points at; decides the GStreamer source (source_description.h).
+enum class SourceKind {
+  kRtsp,  // rtsp:// or rtsps://
+  kFile,  // a file path (absolute or relative to the working directory) or file:///abs/path
+  kV4l2,  // /dev/videoN
+  kHttp,  // http:// or https:// (MJPEG cameras, video files on a web server)
+};
+const char* to_string(SourceKind kind);
+
+// The inference settings a stream runs with, after per-stream overrides are applied.
+struct InferenceSettings {
+  std::string model;           // checkpoint path or model name (e.g. yolo26n.pt)
+  std::string device = "cpu";  // device string as in shared/DESIGN.md: cpu, 0, cuda:0, ...
+  double conf = 0.25;          // confidence threshold, 0..1
+  double iou = 0.7;            // NMS IoU threshold, 0..1
+  std::vector<int> classes;    // class ids to keep; empty = all
+  int inference_interval = 1;  // run the model on every Nth frame (>= 1)
+};
+
+// One camera/source. The optional fields override the service defaults for this stream only.
+struct StreamConfig {
+  std::string id;   // 1..64 of [A-Za-z0-9_.-], starting with a letter or digit; unique
+  std::string uri;  // rtsp(s)://..., a file path, file:///..., /dev/videoN, http(s)://...
+  SourceKind kind = SourceKind::kFile;  // derived from uri
+  std::optional<std::string> model;
+  std::optional<std::string> device;
+  std::optional<double> conf;
+  std::optional<double> iou;
+  std::optional<std::vector<int>> classes;
+  std::optional<int> inference_interval;
+};
+
+// Cross-stream batching inside the shared model instance (the `yolo` element's batch-size and
+// batch-timeout).
+struct BatchingConfig {
+  int batch_size = 1;                           // frames per model call, 1..256
+  std::chrono::milliseconds batch_timeout{10};  // flush a partial batch after this
+};
+
+struct HttpConfig {
+  std::string bind = "127.0.0.1";  // address to listen on; 0.0.0.0 for every interface
+  int port = 8080;                 // 0..65535; 0 picks a free port
+  std::string token;               // non-empty: API requests need "Authorization: Bearer <token>"
+};
+
+// RTSP source settings shared by every rtsp:// stream.
+struct RtspConfig {
+  bool tcp = true;                         // RTP over the RTSP TCP connection (NAT, lossy links)
+  std::chrono::milliseconds latency{200};  // rtspsrc jitterbuffer; lower = fresher frames
+};
+
+// Results as JSON lines (one FrameResult per line, docs/detections-json.md).
+struct JsonlOutputConfig {
+  std::filesystem::path path;           // empty: no JSON-lines output
+  std::uint64_t max_bytes = 100 << 20;  // rotate when a file would grow past this; 0 = never
+  int keep_files = 5;                   // rotated files kept (path.1 .. path.N); 0..1000
+};
+
+// Annotated JPEG snapshots saved to disk (the in-memory latest snapshot for the HTTP API is
+// always kept; this is the on-disk history).
+struct SnapshotOutputConfig {
+  std::filesystem::path directory;            // empty: none saved; else <directory>/<stream id>/...
+  std::chrono::milliseconds interval{10000};  // at most one saved snapshot per stream per this
+  int keep_per_stream = 100;                  // newest files kept per stream, older ones deleted
+  // How often each stream's in-memory snapshot (HTTP, dashboard) is refreshed; 0 = every frame.
+  std::chrono::milliseconds live_interval{500};
+};
+
+struct OutputsConfig {
+  JsonlOutputConfig jsonl;
+  SnapshotOutputConfig snapshots;
+};
+
+struct BackoffConfig {
+  std::chrono::milliseconds initial{1000};  // first delay before a rebuild
+  std::chrono::milliseconds max{30000};     // cap of the doubling delay
+  double jitter = 0.2;  // 0..1: each delay is drawn uniformly from [d*(1-jitter), d]
+};
+
+struct SupervisionConfig {
+  std::chrono::milliseconds stall_timeout{10000};  // running stream without a frame this long
+  std::chrono::milliseconds start_timeout{20000};  // (re)started stream without a first frame
+  BackoffConfig backoff;
+  int max_retries = 0;  // consecutive failed rebuilds before giving up (failed); 0 = forever
+};
+
+struct MonitorConfig {
+  InferenceSettings defaults;  // top-level model, device, conf, iou, classes, inference_interval
+  BatchingConfig batching;
+  HttpConfig http;
+  RtspConfig rtsp;
+  OutputsConfig outputs;
+  SupervisionConfig supervision;
+  std::filesystem::path state_file;  // empty: streams added/removed over HTTP are not persisted
+  std::vector<StreamConfig> streams;
+};
+
+// Reads and validates a monitor.yaml. Throws ConfigError (source = the path) with every
+// problem, including a file that cannot be read or is not YAML.
+MonitorConfig load_config(const std::filesystem::path& path);
+// The same for YAML text; `source` names it in messages.
+MonitorConfig parse_config(const std::string& yaml_text, const std::string& source = "config");
+
+// The stream object of POST /api/v1/streams and of the state file. Throws ConfigError whose
+// paths are the stream's keys ("uri", "conf"). Only structure and ranges are checked here:
+// whether the id is already taken is the caller's business.
+StreamConfig stream_from_json(const nlohmann::json& j, const std::string& source = "stream");
+// The inverse: only the fields that are set.
+nlohmann::json to_json(const StreamConfig& s);
+
+// Classifies a uri; nullopt with a message naming what to use when it is not supported.
+std::optional<SourceKind> classify_uri(const std::string& uri, std::string* why = nullptr);
+
+// The stream's overrides applied to the service defaults.
+InferenceSettings resolve(const StreamConfig& stream, const MonitorConfig& config);
+
+// "500ms", "10s", "2m", "1h", or a plain number of seconds ("1.5"). Throws std::invalid_argument.
+std::chrono::milliseconds parse_duration(const std::string& text);
+
+}  // namespace yolo::monitor

@@ -1,0 +1,376 @@
+// monitor.yaml and stream objects: YAML -> JSON -> one validator that collects every problem.
+#include "yolo/monitor/monitor_config.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "config_reader.h"
+#include "yaml_to_json.h"
+#include "yolo/core/device.h"
+
+namespace yolo::monitor {
+namespace {
+
+using json = nlohmann::json;
+using std::chrono::milliseconds;
+
+const std::vector<std::string> kInferenceKeys = {"model", "device",  "conf",
+                                                 "iou",   "classes", "inference_interval"};
+
+std::vector<std::string> with(std::vector<std::string> keys, const std::vector<std::string>& more) {
+  keys.insert(keys.end(), more.begin(), more.end());
+  return keys;
+}
+
+std::string format_problems(const std::string& source, const std::vector<ConfigProblem>& ps) {
+  std::string out = fmt::format("{}: {} problem{}", source, ps.size(), ps.size() == 1 ? "" : "s");
+  for (const auto& p : ps) {
+    out += "\n  " + (p.path.empty() ? std::string() : p.path + ": ") + p.message;
+  }
+  return out;
+}
+
+// The inference keys shared by the top level (defaults) and each stream (overrides).
+struct InferenceOverrides {
+  std::optional<std::string> model, device;
+  std::optional<double> conf, iou;
+  std::optional<std::vector<int>> classes;
+  std::optional<int> inference_interval;
+};
+
+InferenceOverrides read_inference(ConfigReader& r, const json& obj, const std::string& path) {
+  InferenceOverrides o;
+  o.model = r.string(obj, path, "model");
+  o.device = r.string(obj, path, "device");
+  if (o.device) {
+    try {
+      parse_device(*o.device);
+    } catch (const std::exception& e) {
+      r.problem(ConfigReader::join(path, "device"), e.what());
+      o.device.reset();
+    }
+  }
+  o.conf = r.number(obj, path, "conf", 0.0, 1.0);
+  o.iou = r.number(obj, path, "iou", 0.0, 1.0);
+  o.classes = r.class_list(obj, path, "classes");
+  if (auto n = r.integer(obj, path, "inference_interval", 1, 1000)) {
+    o.inference_interval = static_cast<int>(*n);
+  }
+  return o;
+}
+
+StreamConfig read_stream(ConfigReader& r, const json& obj, const std::string& path) {
+  StreamConfig s;
+  if (!r.object(obj, path, with({"id", "uri"}, kInferenceKeys))) return s;
+  static const std::regex id_pattern("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+  if (const auto id = r.string(obj, path, "id")) {
+    if (std::regex_match(*id, id_pattern)) {
+      s.id = *id;
+    } else {
+      r.problem(ConfigReader::join(path, "id"),
+                fmt::format("\"{}\" is not a valid stream id: use 1 to 64 letters, digits, '_', "
+                            "'.' or '-', starting with a letter or digit (it appears in URLs and "
+                            "file names)",
+                            *id));
+    }
+  } else if (!obj.contains("id") || obj["id"].is_null()) {
+    r.problem(ConfigReader::join(path, "id"), "missing; give each stream a unique id, e.g. cam1");
+  }
+  if (const auto uri = r.string(obj, path, "uri")) {
+    std::string why;
+    if (const auto kind = classify_uri(*uri, &why)) {
+      s.uri = *uri;
+      s.kind = *kind;
+    } else {
+      r.problem(ConfigReader::join(path, "uri"), why);
+    }
+  } else if (!obj.contains("uri") || obj["uri"].is_null()) {
+    r.problem(ConfigReader::join(path, "uri"),
+              "missing; e.g. rtsp://camera/stream, /path/to/video.mp4, /dev/video0 or "
+              "http://camera/mjpeg");
+  }
+  const InferenceOverrides o = read_inference(r, obj, path);
+  s.model = o.model;
+  s.device = o.device;
+  s.conf = o.conf;
+  s.iou = o.iou;
+  s.classes = o.classes;
+  s.inference_interval = o.inference_interval;
+  return s;
+}
+
+MonitorConfig read_config(ConfigReader& r, const json& doc) {
+  using R = ConfigReader;
+  MonitorConfig c;
+  if (!r.object(doc, "",
+                with(kInferenceKeys, {"batching", "http", "rtsp", "outputs", "supervision",
+                                      "state_file", "streams"}))) {
+    return c;
+  }
+  const InferenceOverrides d = read_inference(r, doc, "");
+  if (d.model) c.defaults.model = *d.model;
+  if (d.device) c.defaults.device = *d.device;
+  if (d.conf) c.defaults.conf = *d.conf;
+  if (d.iou) c.defaults.iou = *d.iou;
+  if (d.classes) c.defaults.classes = *d.classes;
+  if (d.inference_interval) c.defaults.inference_interval = *d.inference_interval;
+
+  const json empty = json::object();
+  const auto section = [&](const char* key) -> const json& {
+    return doc.contains(key) && !doc[key].is_null() ? doc[key] : empty;
+  };
+
+  if (const json& b = section("batching");
+      r.object(b, "batching", {"batch_size", "batch_timeout"})) {
+    if (auto v = r.integer(b, "batching", "batch_size", 1, 256)) c.batching.batch_size = int(*v);
+    if (auto v = r.duration(b, "batching", "batch_timeout", milliseconds(0))) {
+      c.batching.batch_timeout = *v;
+    }
+  }
+  if (const json& h = section("http"); r.object(h, "http", {"bind", "port", "token"})) {
+    if (auto v = r.string(h, "http", "bind")) c.http.bind = *v;
+    if (auto v = r.integer(h, "http", "port", 0, 65535)) c.http.port = int(*v);
+    if (auto v = r.string(h, "http", "token", true)) c.http.token = *v;
+  }
+  if (const json& s = section("rtsp"); r.object(s, "rtsp", {"transport", "latency"})) {
+    if (auto v = r.string(s, "rtsp", "transport")) {
+      if (*v == "tcp" || *v == "auto") {
+        c.rtsp.tcp = *v == "tcp";
+      } else {
+        r.problem(
+            "rtsp.transport",
+            fmt::format("\"{}\" is not a transport; use tcp (default) or auto (UDP first)", *v));
+      }
+    }
+    if (auto v = r.duration(s, "rtsp", "latency", milliseconds(0))) c.rtsp.latency = *v;
+  }
+  if (const json& o = section("outputs"); r.object(o, "outputs", {"jsonl", "snapshots"})) {
+    const json& j = o.contains("jsonl") && !o["jsonl"].is_null() ? o["jsonl"] : empty;
+    if (r.object(j, "outputs.jsonl", {"path", "max_bytes", "keep_files"})) {
+      if (auto v = r.string(j, "outputs.jsonl", "path", true)) c.outputs.jsonl.path = *v;
+      if (auto v = r.bytes(j, "outputs.jsonl", "max_bytes")) c.outputs.jsonl.max_bytes = *v;
+      if (auto v = r.integer(j, "outputs.jsonl", "keep_files", 0, 1000)) {
+        c.outputs.jsonl.keep_files = int(*v);
+      }
+    }
+    const json& s = o.contains("snapshots") && !o["snapshots"].is_null() ? o["snapshots"] : empty;
+    if (r.object(s, "outputs.snapshots",
+                 {"directory", "interval", "keep_per_stream", "live_interval"})) {
+      if (auto v = r.string(s, "outputs.snapshots", "directory", true)) {
+        c.outputs.snapshots.directory = *v;
+      }
+      if (auto v = r.duration(s, "outputs.snapshots", "interval", milliseconds(100))) {
+        c.outputs.snapshots.interval = *v;
+      }
+      if (auto v = r.integer(s, "outputs.snapshots", "keep_per_stream", 1, 1000000)) {
+        c.outputs.snapshots.keep_per_stream = int(*v);
+      }
+      if (auto v = r.duration(s, "outputs.snapshots", "live_interval", milliseconds(0))) {
+        c.outputs.snapshots.live_interval = *v;
+      }
+    }
+  }
+  if (const json& s = section("supervision");
+      r.object(s, "supervision", {"stall_timeout", "start_timeout", "backoff", "max_retries"})) {
+    const std::string p = "supervision";
+    if (auto v = r.duration(s, p, "stall_timeout", milliseconds(100))) {
+      c.supervision.stall_timeout = *v;
+    }
+    if (auto v = r.duration(s, p, "start_timeout", milliseconds(100))) {
+      c.supervision.start_timeout = *v;
+    }
+    if (auto v = r.integer(s, p, "max_retries", 0, 1000000)) c.supervision.max_retries = int(*v);
+    const json& b = s.contains("backoff") && !s["backoff"].is_null() ? s["backoff"] : empty;
+    const std::string bp = "supervision.backoff";
+    if (r.object(b, bp, {"initial", "max", "jitter"})) {
+      auto& backoff = c.supervision.backoff;
+      if (auto v = r.duration(b, bp, "initial", milliseconds(1))) backoff.initial = *v;
+      if (auto v = r.duration(b, bp, "max", milliseconds(1))) backoff.max = *v;
+      if (auto v = r.number(b, bp, "jitter", 0.0, 1.0)) backoff.jitter = *v;
+      if (backoff.max < backoff.initial) {
+        r.problem(R::join(bp, "max"),
+                  fmt::format("{} ms is below initial ({} ms); the cap must be >= the first delay",
+                              backoff.max.count(), backoff.initial.count()));
+      }
+    }
+  }
+  if (auto v = r.string(doc, "", "state_file", true)) c.state_file = *v;
+
+  if (doc.contains("streams") && !doc["streams"].is_null()) {
+    const json& list = doc["streams"];
+    if (!list.is_array()) {
+      r.problem("streams", "expected a list of streams, each with at least id and uri");
+    } else {
+      std::map<std::string, size_t> first_index;
+      for (size_t i = 0; i < list.size(); ++i) {
+        const std::string path = R::index("streams", i);
+        StreamConfig s = read_stream(r, list[i], path);
+        if (!s.id.empty()) {
+          const auto [it, fresh] = first_index.emplace(s.id, i);
+          if (!fresh) {
+            r.problem(R::join(path, "id"),
+                      fmt::format("duplicate id \"{}\" (also streams[{}].id); ids must be unique",
+                                  s.id, it->second));
+          }
+        }
+        c.streams.push_back(std::move(s));
+      }
+    }
+  }
+  // A stream without a model of its own needs the default one.
+  if (c.defaults.model.empty()) {
+    for (size_t i = 0; i < c.streams.size(); ++i) {
+      if (!c.streams[i].model) {
+        r.problem("model",
+                  fmt::format("missing: streams[{}] ({}) has no model of its own; set a default "
+                              "model (e.g. model: yolo26n.pt) or one per stream",
+                              i, c.streams[i].id));
+        break;
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+ConfigError::ConfigError(const std::string& source, std::vector<ConfigProblem> problems)
+    : std::runtime_error(format_problems(source, problems)), problems_(std::move(problems)) {}
+
+const char* to_string(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::kRtsp:
+      return "rtsp";
+    case SourceKind::kFile:
+      return "file";
+    case SourceKind::kV4l2:
+      return "v4l2";
+    case SourceKind::kHttp:
+      return "http";
+  }
+  return "unknown";
+}
+
+std::optional<SourceKind> classify_uri(const std::string& uri, std::string* why) {
+  const auto fail = [&](const std::string& message) -> std::optional<SourceKind> {
+    if (why) *why = message;
+    return std::nullopt;
+  };
+  if (uri.empty()) return fail("must not be empty");
+  static const std::regex scheme_re("([A-Za-z][A-Za-z0-9+.-]*)://(.*)");
+  std::smatch m;
+  if (std::regex_match(uri, m, scheme_re)) {
+    std::string scheme = m[1];
+    std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    const std::string rest = m[2];
+    if (scheme == "rtsp" || scheme == "rtsps" || scheme == "http" || scheme == "https") {
+      if (rest.empty() || rest[0] == '/') {
+        return fail(fmt::format("\"{}\" has no host; e.g. {}://192.168.1.10/stream", uri, scheme));
+      }
+      return scheme[0] == 'r' ? SourceKind::kRtsp : SourceKind::kHttp;
+    }
+    if (scheme == "file") {
+      if (rest.empty() || rest[0] != '/') {
+        return fail(
+            fmt::format("\"{}\" is not an absolute file URI; use file:///abs/path or a "
+                        "plain path",
+                        uri));
+      }
+      return SourceKind::kFile;
+    }
+    return fail(
+        fmt::format("unsupported scheme \"{}\" (use rtsp://, a file path, /dev/videoN or "
+                    "http(s)://)",
+                    scheme));
+  }
+  static const std::regex v4l2_re("/dev/video[0-9]+");
+  if (std::regex_match(uri, v4l2_re)) return SourceKind::kV4l2;
+  if (uri.rfind("/dev/", 0) == 0) {
+    return fail(fmt::format("\"{}\" is not a V4L2 capture device; use /dev/videoN", uri));
+  }
+  return SourceKind::kFile;
+}
+
+std::chrono::milliseconds parse_duration(const std::string& text) {
+  static const std::regex re(R"(\s*([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*(ms|s|m|h)?\s*)");
+  std::smatch m;
+  if (!std::regex_match(text, m, re)) {
+    throw std::invalid_argument(
+        fmt::format("\"{}\" is not a duration; use e.g. 500ms, 10s, 2m, 1h", text));
+  }
+  const double value = std::stod(m[1]);
+  const std::string unit = m[3];
+  const double factor_ms = unit == "ms" ? 1 : unit == "m" ? 60000 : unit == "h" ? 3600000 : 1000;
+  const double ms = value * factor_ms;
+  if (ms > 1e12) throw std::invalid_argument(fmt::format("\"{}\" is too long", text));
+  return std::chrono::milliseconds(static_cast<int64_t>(std::llround(ms)));
+}
+
+MonitorConfig parse_config(const std::string& yaml_text, const std::string& source) {
+  json doc;
+  try {
+    doc = yaml_to_json(YAML::Load(yaml_text));
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source, {{"", fmt::format("not valid YAML: {} (line {}, column {})", e.msg,
+                                                e.mark.line + 1, e.mark.column + 1)}});
+  }
+  if (doc.is_null()) {
+    throw ConfigError(source, {{"", "the file is empty; see config/monitor.yaml for an example"}});
+  }
+  ConfigReader reader;
+  MonitorConfig config = read_config(reader, doc);
+  if (!reader.problems().empty()) throw ConfigError(source, reader.problems());
+  return config;
+}
+
+MonitorConfig load_config(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ConfigError(path.string(),
+                      {{"",
+                        "cannot read the file; check the path given to --config and its "
+                        "permissions"}});
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path.string());
+}
+
+StreamConfig stream_from_json(const json& j, const std::string& source) {
+  ConfigReader reader;
+  StreamConfig s = read_stream(reader, j, "");
+  if (!reader.problems().empty()) throw ConfigError(source, reader.problems());
+  return s;
+}
+
+json to_json(const StreamConfig& s) {
+  json j = {{"id", s.id}, {"uri", s.uri}};
+  if (s.model) j["model"] = *s.model;
+  if (s.device) j["device"] = *s.device;
+  if (s.conf) j["conf"] = *s.conf;
+  if (s.iou) j["iou"] = *s.iou;
+  if (s.classes) j["classes"] = *s.classes;
+  if (s.inference_interval) j["inference_interval"] = *s.inference_interval;
+  return j;
+}
+
+InferenceSettings resolve(const StreamConfig& stream, const MonitorConfig& config) {
+  InferenceSettings s = config.defaults;
+  if (stream.model) s.model = *stream.model;
+  if (stream.device) s.device = *stream.device;
+  if (stream.conf) s.conf = *stream.conf;
+  if (stream.iou) s.iou = *stream.iou;
+  if (stream.classes) s.classes = *stream.classes;
+  if (stream.inference_interval) s.inference_interval = *stream.inference_interval;
+  return s;
+}
+
+}  // namespace yolo::monitor

@@ -1,0 +1,497 @@
+// StreamSupervisor: one thread with its own GMainContext per stream. Everything that touches the
+// pipeline's lifecycle (build, bus messages, watchdog ticks, teardown, retry timers) runs on that
+// thread; the appsink callback (a streaming thread) only records frames under the mutex.
+#include "yolo/monitor/stream_supervisor.h"
+
+#include <fmt/format.h>
+#include <gst/app/gstappsink.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "yolo/monitor/source_description.h"
+
+namespace yolo::monitor {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+struct GstObjectUnref {
+  void operator()(gpointer p) const { gst_object_unref(p); }
+};
+struct GSourceDestroy {
+  void operator()(GSource* s) const {
+    g_source_destroy(s);
+    g_source_unref(s);
+  }
+};
+struct GMainContextUnref {
+  void operator()(GMainContext* c) const { g_main_context_unref(c); }
+};
+struct GMainLoopUnref {
+  void operator()(GMainLoop* l) const { g_main_loop_unref(l); }
+};
+struct GstSampleUnref {
+  void operator()(GstSample* s) const { gst_sample_unref(s); }
+};
+struct GstMessageUnref {
+  void operator()(GstMessage* m) const { gst_message_unref(m); }
+};
+using ElementPtr = std::unique_ptr<GstElement, GstObjectUnref>;
+using SourcePtr = std::unique_ptr<GSource, GSourceDestroy>;
+
+std::string error_text(GstMessage* message) {
+  GError* error = nullptr;
+  gchar* debug = nullptr;
+  gst_message_parse_error(message, &error, &debug);
+  std::string text = fmt::format("{}: {}", GST_OBJECT_NAME(GST_MESSAGE_SRC(message)),
+                                 error ? error->message : "unknown error");
+  if (debug) spdlog::debug("gstreamer error details: {}", debug);
+  g_clear_error(&error);
+  g_free(debug);
+  return text;
+}
+
+double seconds(milliseconds d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
+
+const char* to_string(StreamState state) {
+  switch (state) {
+    case StreamState::kStarting:
+      return "starting";
+    case StreamState::kRunning:
+      return "running";
+    case StreamState::kStalled:
+      return "stalled";
+    case StreamState::kReconnecting:
+      return "reconnecting";
+    case StreamState::kFailed:
+      return "failed";
+    case StreamState::kStopped:
+      return "stopped";
+  }
+  return "unknown";
+}
+
+SupervisorOptions supervisor_options(const SupervisionConfig& config) {
+  SupervisorOptions o;
+  o.stall_timeout = config.stall_timeout;
+  o.start_timeout = config.start_timeout;
+  o.backoff = {config.backoff.initial, config.backoff.max, config.backoff.jitter};
+  o.max_retries = config.max_retries;
+  return o;
+}
+
+nlohmann::json to_json(const StreamStats& s) {
+  nlohmann::json j = {{"state", to_string(s.state)},
+                      {"retries", s.retries},
+                      {"failures_in_a_row", s.failures_in_a_row},
+                      {"last_error", nullptr},
+                      {"frames", s.frames},
+                      {"source_frames", s.source_frames},
+                      {"fps", s.fps},
+                      {"last_frame_age_s", nullptr},
+                      {"next_attempt_in_s", nullptr}};
+  if (!s.last_error.empty()) j["last_error"] = s.last_error;
+  if (s.last_frame_age) j["last_frame_age_s"] = seconds(*s.last_frame_age);
+  if (s.next_attempt_in) j["next_attempt_in_s"] = seconds(*s.next_attempt_in);
+  return j;
+}
+
+struct StreamSupervisor::Impl {
+  Impl(std::string id_, std::string description_, SupervisorOptions options_, Callbacks callbacks_,
+       Backoff::RandomSource random)
+      : id(std::move(id_)),
+        description(std::move(description_)),
+        options(options_),
+        callbacks(std::move(callbacks_)),
+        backoff(options.backoff, std::move(random)) {}
+
+  // --- supervisor thread ---
+  void run();
+  void build();
+  void teardown();
+  void fail(const std::string& reason, StreamState next_state);
+  void schedule_retry(milliseconds delay);
+  void tick();
+  bool on_bus_message(GstMessage* message);
+  // --- streaming thread ---
+  void on_frame(GstSample* sample);
+  // --- any thread ---
+  void set_state(StreamState s, const std::string& reason);
+
+  static gboolean bus_cb(GstBus*, GstMessage* m, gpointer self) {
+    return static_cast<Impl*>(self)->on_bus_message(m) ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+  }
+  static GstPadProbeReturn source_frame_cb(GstPad*, GstPadProbeInfo*, gpointer self) {
+    auto* impl = static_cast<Impl*>(self);
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    ++impl->source_frames;
+    impl->last_source_frame = Clock::now();
+    return GST_PAD_PROBE_OK;
+  }
+  static GstFlowReturn new_sample_cb(GstAppSink* sink, gpointer self) {
+    std::unique_ptr<GstSample, GstSampleUnref> sample(gst_app_sink_pull_sample(sink));
+    if (sample) static_cast<Impl*>(self)->on_frame(sample.get());
+    return GST_FLOW_OK;
+  }
+
+  const std::string id, description;
+  const SupervisorOptions options;
+  const Callbacks callbacks;
+  Backoff backoff;  // supervisor thread only
+
+  std::unique_ptr<GMainContext, GMainContextUnref> context{g_main_context_new()};
+  std::unique_ptr<GMainLoop, GMainLoopUnref> loop{g_main_loop_new(context.get(), FALSE)};
+  std::thread thread;
+  std::mutex lifecycle_mutex;  // start()/stop()
+
+  // The current attempt (supervisor thread only).
+  ElementPtr pipeline;
+  SourcePtr bus_source;
+  SourcePtr retry_source;
+  SourcePtr tick_source;
+  Clock::time_point attempt_started;
+  bool stopping = false;
+
+  // Shared with the streaming thread and stats().
+  mutable std::mutex mutex;
+  StreamState state = StreamState::kStopped;
+  std::uint64_t retries = 0;
+  int failures_in_a_row = 0;
+  std::string last_error;
+  std::uint64_t frames = 0;
+  std::uint64_t source_frames = 0;  // into the leaky queue, when the pipeline has one
+  std::optional<Clock::time_point> last_source_frame;
+  bool attempt_has_frame = false;
+  std::optional<Clock::time_point> last_frame;
+  std::optional<Clock::time_point> next_attempt;
+  Clock::time_point fps_window_start;
+  std::uint64_t fps_window_frames = 0;
+  double fps = 0;
+};
+
+void StreamSupervisor::Impl::set_state(StreamState s, const std::string& reason) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (state == s) return;
+    state = s;
+  }
+  if (s == StreamState::kFailed || s == StreamState::kReconnecting || s == StreamState::kStalled) {
+    spdlog::warn("stream {}: {} ({})", id, to_string(s), reason);
+  } else {
+    spdlog::info("stream {}: {} ({})", id, to_string(s), reason);
+  }
+  if (callbacks.on_state) callbacks.on_state(s, reason);
+}
+
+void StreamSupervisor::Impl::run() {
+  g_main_context_push_thread_default(context.get());
+  // The watchdog ticks several times per timeout, so a stall is seen at most a quarter of the
+  // timeout late; bounded to keep idle wake-ups cheap and short timeouts (tests) accurate.
+  const milliseconds period = std::clamp(std::min(options.stall_timeout, options.start_timeout) / 4,
+                                         milliseconds(10), milliseconds(1000));
+  tick_source.reset(g_timeout_source_new(static_cast<guint>(period.count())));
+  g_source_set_callback(
+      tick_source.get(),
+      [](gpointer self) -> gboolean {
+        static_cast<Impl*>(self)->tick();
+        return G_SOURCE_CONTINUE;
+      },
+      this, nullptr);
+  g_source_attach(tick_source.get(), context.get());
+  build();
+  g_main_loop_run(loop.get());
+  tick_source.reset();
+  retry_source.reset();
+  teardown();
+  g_main_context_pop_thread_default(context.get());
+}
+
+void StreamSupervisor::Impl::build() {
+  retry_source.reset();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    attempt_has_frame = false;
+    next_attempt.reset();
+  }
+  GError* error = nullptr;
+  ElementPtr element(
+      gst_parse_launch_full(description.c_str(), nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &error));
+  if (!element || error) {
+    const std::string why = error ? error->message : "unknown error";
+    g_clear_error(&error);
+    return fail(fmt::format("pipeline description does not parse: {}", why),
+                StreamState::kReconnecting);
+  }
+  ElementPtr sink;
+  if (GST_IS_BIN(element.get())) {
+    sink.reset(gst_bin_get_by_name(GST_BIN(element.get()), kAppSinkName));
+  }
+  if (!sink || !GST_IS_APP_SINK(sink.get())) {
+    return fail(fmt::format("the pipeline has no appsink named \"{}\"; end the description with "
+                            "appsink name={}",
+                            kAppSinkName, kAppSinkName),
+                StreamState::kReconnecting);
+  }
+  if (ElementPtr queue{gst_bin_get_by_name(GST_BIN(element.get()), kLeakyQueueName)}) {
+    std::unique_ptr<GstPad, GstObjectUnref> pad(gst_element_get_static_pad(queue.get(), "sink"));
+    if (pad) {
+      gst_pad_add_probe(pad.get(), GST_PAD_PROBE_TYPE_BUFFER, &Impl::source_frame_cb, this,
+                        nullptr);
+    }
+  }
+  GstAppSinkCallbacks sink_callbacks{};
+  sink_callbacks.new_sample = &Impl::new_sample_cb;
+  gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &sink_callbacks, this, nullptr);
+
+  std::unique_ptr<GstBus, GstObjectUnref> bus(gst_element_get_bus(element.get()));
+  bus_source.reset(gst_bus_create_watch(bus.get()));
+  g_source_set_callback(bus_source.get(), G_SOURCE_FUNC(&Impl::bus_cb), this, nullptr);
+  g_source_attach(bus_source.get(), context.get());
+  pipeline = std::move(element);
+  if (callbacks.on_pipeline) callbacks.on_pipeline(pipeline.get());
+
+  const GstStateChangeReturn started = gst_element_set_state(pipeline.get(), GST_STATE_PLAYING);
+  // Counted from here: a model that loads during the state change does not eat start_timeout.
+  attempt_started = Clock::now();
+  if (started == GST_STATE_CHANGE_FAILURE) {
+    // The reason is usually an ERROR message already on the bus; take it from there.
+    std::unique_ptr<GstMessage, GstMessageUnref> message(
+        gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
+    fail(
+        message ? error_text(message.get()) : "the pipeline refused to start (state change failed)",
+        StreamState::kReconnecting);
+  }
+}
+
+void StreamSupervisor::Impl::teardown() {
+  if (!pipeline) return;
+  // Setting NULL stops and joins every streaming thread, so no appsink callback runs afterwards.
+  gst_element_set_state(pipeline.get(), GST_STATE_NULL);
+  bus_source.reset();
+  pipeline.reset();
+}
+
+void StreamSupervisor::Impl::fail(const std::string& reason, StreamState next_state) {
+  teardown();
+  if (stopping) return;
+  bool succeeded;
+  int failures;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    succeeded = attempt_has_frame;
+    failures = ++failures_in_a_row;
+    last_error = reason;
+  }
+  if (succeeded) backoff.reset();  // this attempt delivered frames: start over with short delays
+  if (options.max_retries > 0 && failures > options.max_retries) {
+    set_state(StreamState::kFailed,
+              fmt::format("{}; gave up after {} failed attempts in a row (max_retries {})", reason,
+                          failures, options.max_retries));
+    return;
+  }
+  const milliseconds delay = backoff.next();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    next_attempt = Clock::now() + delay;
+  }
+  set_state(next_state, fmt::format("{}; rebuilding in {:.1f} s", reason, seconds(delay)));
+  schedule_retry(delay);
+}
+
+void StreamSupervisor::Impl::schedule_retry(milliseconds delay) {
+  retry_source.reset(g_timeout_source_new(static_cast<guint>(delay.count())));
+  g_source_set_callback(
+      retry_source.get(),
+      [](gpointer p) -> gboolean {
+        auto* self = static_cast<Impl*>(p);
+        {
+          std::lock_guard<std::mutex> lock(self->mutex);
+          ++self->retries;
+        }
+        // build() replaces retry_source, which destroys this source: say so to GLib as well.
+        self->build();
+        return G_SOURCE_REMOVE;
+      },
+      this, nullptr);
+  g_source_attach(retry_source.get(), context.get());
+}
+
+void StreamSupervisor::Impl::tick() {
+  if (!pipeline) return;
+  const auto now = Clock::now();
+  bool has_frame;
+  std::optional<Clock::time_point> last, last_source;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    has_frame = attempt_has_frame;
+    last = last_frame;
+    last_source = last_source_frame;
+  }
+  if (!has_frame && now - attempt_started > options.start_timeout) {
+    fail(fmt::format("no frame within start_timeout ({:.1f} s) of starting",
+                     seconds(options.start_timeout)),
+         StreamState::kReconnecting);
+  } else if (has_frame && last && now - *last > options.stall_timeout) {
+    // Frames still entering the leaky queue mean the source is fine and what follows it (the
+    // model, or the owner's sample callback) is blocked: say so, it needs another fix.
+    const bool source_alive = last_source && *last_source > *last;
+    fail(fmt::format("no frame for stall_timeout ({:.1f} s){}", seconds(options.stall_timeout),
+                     source_alive ? "; the source still delivers frames, so the inference or the "
+                                    "sample callback is blocked"
+                                  : ""),
+         StreamState::kStalled);
+  }
+}
+
+bool StreamSupervisor::Impl::on_bus_message(GstMessage* message) {
+  switch (GST_MESSAGE_TYPE(message)) {
+    case GST_MESSAGE_ERROR:
+      fail(error_text(message), StreamState::kReconnecting);
+      return false;  // the watch belonged to the pipeline just torn down
+    case GST_MESSAGE_EOS:
+      fail("end of stream", StreamState::kReconnecting);
+      return false;
+    case GST_MESSAGE_WARNING: {
+      GError* error = nullptr;
+      gst_message_parse_warning(message, &error, nullptr);
+      spdlog::warn("stream {}: {}: {}", id, GST_OBJECT_NAME(GST_MESSAGE_SRC(message)),
+                   error ? error->message : "warning");
+      g_clear_error(&error);
+      return true;
+    }
+    case GST_MESSAGE_ELEMENT: {
+      // rtspsrc's RTCP timeout: the session is dead even though no ERROR follows.
+      const GstStructure* s = gst_message_get_structure(message);
+      if (s && gst_structure_has_name(s, "GstRTSPSrcTimeout")) {
+        fail("RTSP session timed out (no RTCP from the camera)", StreamState::kReconnecting);
+        return false;
+      }
+      return true;
+    }
+    default:
+      return true;
+  }
+}
+
+void StreamSupervisor::Impl::on_frame(GstSample* sample) {
+  const auto now = Clock::now();
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    first = !attempt_has_frame;
+    attempt_has_frame = true;
+    if (first) failures_in_a_row = 0;
+    ++frames;
+    last_frame = now;
+    if (fps_window_frames == 0 && fps_window_start == Clock::time_point()) fps_window_start = now;
+    ++fps_window_frames;
+    const auto elapsed = now - fps_window_start;
+    if (elapsed >= options.fps_window) {
+      fps = static_cast<double>(fps_window_frames) / std::chrono::duration<double>(elapsed).count();
+      fps_window_start = now;
+      fps_window_frames = 0;
+    }
+  }
+  if (first) set_state(StreamState::kRunning, "first frame");
+  if (callbacks.on_sample) callbacks.on_sample(sample);
+}
+
+StreamSupervisor::StreamSupervisor(std::string id, std::string description,
+                                   SupervisorOptions options, Callbacks callbacks,
+                                   Backoff::RandomSource random) {
+  if (options.stall_timeout.count() <= 0 || options.start_timeout.count() <= 0) {
+    throw std::invalid_argument("stream " + id + ": stall_timeout and start_timeout must be > 0");
+  }
+  if (options.max_retries < 0) {
+    throw std::invalid_argument("stream " + id + ": max_retries must be >= 0 (0 = forever)");
+  }
+  if (options.fps_window.count() <= 0) {
+    throw std::invalid_argument("stream " + id + ": fps_window must be > 0");
+  }
+  impl_ = std::make_unique<Impl>(std::move(id), std::move(description), options,
+                                 std::move(callbacks), std::move(random));
+}
+
+StreamSupervisor::~StreamSupervisor() {
+  stop();
+}
+
+void StreamSupervisor::start() {
+  std::lock_guard<std::mutex> lock(impl_->lifecycle_mutex);
+  if (impl_->thread.joinable() || impl_->stopping) {
+    throw std::logic_error("stream " + impl_->id + ": start() called twice");
+  }
+  impl_->set_state(StreamState::kStarting, "start");
+  impl_->thread = std::thread([impl = impl_.get()] { impl->run(); });
+}
+
+void StreamSupervisor::stop() {
+  std::lock_guard<std::mutex> lock(impl_->lifecycle_mutex);
+  if (!impl_->thread.joinable()) return;
+  // Runs on the supervisor thread, between two of its callbacks: no build or teardown is in
+  // progress when it tears down.
+  g_main_context_invoke_full(
+      impl_->context.get(), G_PRIORITY_HIGH,
+      [](gpointer p) -> gboolean {
+        auto* impl = static_cast<Impl*>(p);
+        impl->stopping = true;
+        impl->retry_source.reset();
+        impl->teardown();
+        g_main_loop_quit(impl->loop.get());
+        return G_SOURCE_REMOVE;
+      },
+      impl_.get(), nullptr);
+  impl_->thread.join();
+  {
+    std::lock_guard<std::mutex> state_lock(impl_->mutex);
+    impl_->next_attempt.reset();
+  }
+  impl_->set_state(StreamState::kStopped, "stop");
+}
+
+StreamStats StreamSupervisor::stats() const {
+  const auto now = Clock::now();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  StreamStats s;
+  s.state = impl_->state;
+  s.retries = impl_->retries;
+  s.failures_in_a_row = impl_->failures_in_a_row;
+  s.last_error = impl_->last_error;
+  s.frames = impl_->frames;
+  s.source_frames = impl_->source_frames;
+  if (impl_->last_frame) {
+    s.last_frame_age = std::chrono::duration_cast<milliseconds>(now - *impl_->last_frame);
+    // A window that stopped filling says nothing about the present: frames have stopped.
+    s.fps = *s.last_frame_age < impl_->options.fps_window ? impl_->fps : 0.0;
+  }
+  if (impl_->next_attempt) {
+    s.next_attempt_in = std::max(
+        milliseconds(0), std::chrono::duration_cast<milliseconds>(*impl_->next_attempt - now));
+  }
+  return s;
+}
+
+StreamState StreamSupervisor::state() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->state;
+}
+
+const std::string& StreamSupervisor::id() const {
+  return impl_->id;
+}
+
+const std::string& StreamSupervisor::description() const {
+  return impl_->description;
+}
+
+}  // namespace yolo::monitor

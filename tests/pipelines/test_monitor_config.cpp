@@ -1,0 +1,278 @@
+// monitor.yaml and stream objects: the shipped example and the minimal file parse, defaults and
+// per-stream overrides resolve, and bad input lists every problem with its key path.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "test_files.h"
+#include "yolo/monitor/monitor_config.h"
+
+using yolo::monitor::ConfigError;
+using yolo::monitor::ConfigProblem;
+using yolo::monitor::MonitorConfig;
+using yolo::monitor::parse_config;
+using yolo::monitor::SourceKind;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The problems of a document that must not parse.
+std::vector<ConfigProblem> problems_of(const std::string& yaml) {
+  try {
+    parse_config(yaml, "test.yaml");
+  } catch (const ConfigError& e) {
+    return e.problems();
+  }
+  ADD_FAILURE() << "parsed, but should not have:\n" << yaml;
+  return {};
+}
+
+// The message of the problem at `path`, or "" when none is reported there.
+std::string problem_at(const std::vector<ConfigProblem>& problems, const std::string& path) {
+  for (const auto& p : problems) {
+    if (p.path == path) return p.message;
+  }
+  return "";
+}
+
+}  // namespace
+
+// The minimal file from the issue works as written, with documented defaults everywhere else.
+TEST(MonitorConfig, MinimalFileParses) {
+  const MonitorConfig c = parse_config(R"(
+model: path/to/best.pt
+device: cpu
+http: {bind: 127.0.0.1, port: 8080}
+streams:
+  - id: cam1
+    uri: rtsp://127.0.0.1:8554/cam
+)");
+  EXPECT_EQ(c.defaults.model, "path/to/best.pt");
+  EXPECT_EQ(c.defaults.device, "cpu");
+  EXPECT_EQ(c.http.bind, "127.0.0.1");
+  EXPECT_EQ(c.http.port, 8080);
+  EXPECT_TRUE(c.http.token.empty());
+  ASSERT_EQ(c.streams.size(), 1u);
+  EXPECT_EQ(c.streams[0].id, "cam1");
+  EXPECT_EQ(c.streams[0].kind, SourceKind::kRtsp);
+  EXPECT_TRUE(c.rtsp.tcp);
+  EXPECT_EQ(c.rtsp.latency, 200ms);
+  EXPECT_EQ(c.supervision.stall_timeout, 10s);
+  EXPECT_EQ(c.supervision.max_retries, 0);
+  EXPECT_TRUE(c.outputs.jsonl.path.empty());
+  EXPECT_TRUE(c.state_file.empty());
+  const auto s = yolo::monitor::resolve(c.streams[0], c);
+  EXPECT_EQ(s.model, "path/to/best.pt");
+  EXPECT_DOUBLE_EQ(s.conf, 0.25);
+  EXPECT_EQ(s.inference_interval, 1);
+}
+
+// config/monitor.yaml, the commented example that ships, parses and means what it says.
+TEST(MonitorConfig, ShippedExampleParses) {
+  const MonitorConfig c = yolo::monitor::load_config(YOLO_SOURCE_DIR "/config/monitor.yaml");
+  ASSERT_EQ(c.streams.size(), 5u);
+  EXPECT_EQ(c.streams[1].id, "yard");
+  EXPECT_EQ(c.streams[2].kind, SourceKind::kV4l2);
+  EXPECT_EQ(c.streams[3].kind, SourceKind::kFile);
+  EXPECT_EQ(c.streams[4].kind, SourceKind::kHttp);
+  EXPECT_EQ(c.outputs.jsonl.max_bytes, 100u << 20);
+  EXPECT_EQ(c.batching.batch_timeout, 10ms);
+  EXPECT_EQ(c.supervision.backoff.max, 30s);
+  EXPECT_EQ(c.state_file, "/var/lib/yolo-monitor/streams.json");
+  const auto yard = yolo::monitor::resolve(c.streams[1], c);
+  EXPECT_DOUBLE_EQ(yard.conf, 0.4);
+  EXPECT_EQ(yard.classes, (std::vector<int>{0, 2}));
+  EXPECT_EQ(yard.inference_interval, 2);
+  EXPECT_DOUBLE_EQ(yard.iou, 0.7);  // not overridden: the default
+}
+
+// Every key of every section is read, with units for durations and sizes.
+TEST(MonitorConfig, EveryKeyIsRead) {
+  const MonitorConfig c = parse_config(R"(
+model: m.pt
+device: "0"
+conf: 0.5
+iou: 0.6
+classes: [1, 3]
+inference_interval: 3
+batching: {batch_size: 8, batch_timeout: 25ms}
+http: {bind: 0.0.0.0, port: 0, token: s3cret}
+rtsp: {transport: auto, latency: 1.5}
+outputs:
+  jsonl: {path: /tmp/r.jsonl, max_bytes: 512K, keep_files: 2}
+  snapshots: {directory: /tmp/snaps, interval: 2m, keep_per_stream: 7, live_interval: 0}
+supervision:
+  stall_timeout: 3s
+  start_timeout: 500ms
+  backoff: {initial: 250ms, max: 1h, jitter: 0}
+  max_retries: 4
+state_file: /tmp/streams.json
+streams:
+  - {id: a.b_c-1, uri: "file:///videos/x y.mp4", model: other.pt, device: cpu, iou: 0.3}
+)");
+  EXPECT_EQ(c.defaults.device, "0");
+  EXPECT_EQ(c.defaults.classes, (std::vector<int>{1, 3}));
+  EXPECT_EQ(c.batching.batch_size, 8);
+  EXPECT_EQ(c.batching.batch_timeout, 25ms);
+  EXPECT_EQ(c.http.port, 0);
+  EXPECT_EQ(c.http.token, "s3cret");
+  EXPECT_FALSE(c.rtsp.tcp);
+  EXPECT_EQ(c.rtsp.latency, 1500ms);
+  EXPECT_EQ(c.outputs.jsonl.max_bytes, 512u * 1024);
+  EXPECT_EQ(c.outputs.jsonl.keep_files, 2);
+  EXPECT_EQ(c.outputs.snapshots.interval, 2min);
+  EXPECT_EQ(c.outputs.snapshots.keep_per_stream, 7);
+  EXPECT_EQ(c.outputs.snapshots.live_interval, 0ms);
+  EXPECT_EQ(c.supervision.start_timeout, 500ms);
+  EXPECT_EQ(c.supervision.backoff.max, 1h);
+  EXPECT_EQ(c.supervision.backoff.jitter, 0.0);
+  EXPECT_EQ(c.supervision.max_retries, 4);
+  ASSERT_EQ(c.streams.size(), 1u);
+  EXPECT_EQ(c.streams[0].kind, SourceKind::kFile);
+  const auto s = yolo::monitor::resolve(c.streams[0], c);
+  EXPECT_EQ(s.model, "other.pt");
+  EXPECT_EQ(s.device, "cpu");
+  EXPECT_DOUBLE_EQ(s.iou, 0.3);
+  EXPECT_DOUBLE_EQ(s.conf, 0.5);
+  EXPECT_EQ(s.inference_interval, 3);
+}
+
+// One bad document reports all its problems at once, each at its key path.
+TEST(MonitorConfig, EveryProblemIsListedWithItsPath) {
+  const auto problems = problems_of(R"(
+model: m.pt
+device: mps
+conf: 1.5
+http: {port: 70000, bnd: 0.0.0.0}
+supervision: {stall_timout: 5s, backoff: {initial: 10s, max: 1s}}
+outputs: {jsonl: {max_bytes: lots}}
+streams:
+  - id: cam1
+    uri: rtsp://127.0.0.1/cam
+  - id: cam2
+    uri: ftp://example.com/video
+  - id: cam1
+    uri: /dev/videoX
+  - uri: rtsp://x/y
+  - id: "bad id!"
+    uri: rtsp://x/y
+    inference_interval: 0
+    classes: [0, -1]
+)");
+  EXPECT_EQ(problem_at(problems, "streams[1].uri"),
+            "unsupported scheme \"ftp\" (use rtsp://, a file path, /dev/videoN or http(s)://)");
+  EXPECT_NE(problem_at(problems, "streams[2].id").find("duplicate id \"cam1\""), std::string::npos);
+  EXPECT_NE(problem_at(problems, "streams[2].uri").find("/dev/videoN"), std::string::npos);
+  EXPECT_NE(problem_at(problems, "streams[3].id").find("missing"), std::string::npos);
+  EXPECT_NE(problem_at(problems, "streams[4].id").find("not a valid stream id"), std::string::npos);
+  EXPECT_NE(problem_at(problems, "streams[4].inference_interval").find("out of range"),
+            std::string::npos);
+  EXPECT_NE(problem_at(problems, "streams[4].classes[1]").find("class id"), std::string::npos);
+  EXPECT_NE(problem_at(problems, "device").find("mps"), std::string::npos);
+  EXPECT_NE(problem_at(problems, "conf").find("0..1"), std::string::npos);
+  EXPECT_NE(problem_at(problems, "http.port").find("0..65535"), std::string::npos);
+  EXPECT_EQ(problem_at(problems, "http.bnd"), "unknown key; did you mean \"bind\"?");
+  EXPECT_EQ(problem_at(problems, "supervision.stall_timout"),
+            "unknown key; did you mean \"stall_timeout\"?");
+  EXPECT_NE(problem_at(problems, "supervision.backoff.max").find("below initial"),
+            std::string::npos);
+  EXPECT_NE(problem_at(problems, "outputs.jsonl.max_bytes").find("100M"), std::string::npos);
+  EXPECT_EQ(problems.size(), 14u);
+  // what() names the source and lists every problem on its own line.
+  try {
+    parse_config("streams: [{id: a, uri: ftp://x}]", "monitor.yaml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("monitor.yaml: 2 problems", 0), 0u) << what;
+    EXPECT_NE(what.find("\n  streams[0].uri: unsupported scheme \"ftp\""), std::string::npos);
+    EXPECT_NE(what.find("\n  model: missing"), std::string::npos) << what;
+  }
+}
+
+// Unknown keys anywhere are reported; far-off names list the valid keys instead of guessing.
+TEST(MonitorConfig, UnknownKeysAndWrongTypes) {
+  const auto problems = problems_of(R"(
+model: m.pt
+foo: 1
+streams:
+  - {id: cam1, uri: /v.mp4, confidence: 0.3}
+http: 8080
+rtsp: {transport: udp}
+batching: {batch_size: 2.5}
+)");
+  EXPECT_NE(problem_at(problems, "foo").find("valid keys here: model"), std::string::npos);
+  EXPECT_EQ(problem_at(problems, "streams[0].confidence").rfind("unknown key", 0), 0u);
+  EXPECT_NE(problem_at(problems, "http").find("expected a mapping"), std::string::npos);
+  EXPECT_NE(problem_at(problems, "rtsp.transport").find("tcp"), std::string::npos);
+  EXPECT_NE(problem_at(problems, "batching.batch_size").find("whole number"), std::string::npos);
+}
+
+// Files that are not YAML, empty or missing fail with one clear problem.
+TEST(MonitorConfig, UnreadableDocuments) {
+  EXPECT_NE(problem_at(problems_of("streams: [unclosed"), "").find("not valid YAML"),
+            std::string::npos);
+  EXPECT_NE(problem_at(problems_of(""), "").find("empty"), std::string::npos);
+  EXPECT_NE(problem_at(problems_of("- a\n- b\n"), "").find("expected a mapping"),
+            std::string::npos);
+  try {
+    yolo::monitor::load_config("/nonexistent/monitor.yaml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/monitor.yaml"), std::string::npos);
+  }
+}
+
+// The stream object of POST /api/v1/streams parses from JSON and round-trips.
+TEST(MonitorConfig, StreamFromJson) {
+  const auto s = yolo::monitor::stream_from_json(
+      nlohmann::json::parse(R"({"id": "cam2", "uri": "rtsp://10.0.0.2/live", "conf": 0.5})"));
+  EXPECT_EQ(s.id, "cam2");
+  EXPECT_EQ(s.kind, SourceKind::kRtsp);
+  ASSERT_TRUE(s.conf);
+  EXPECT_DOUBLE_EQ(*s.conf, 0.5);
+  EXPECT_FALSE(s.model);
+  const auto back = yolo::monitor::stream_from_json(yolo::monitor::to_json(s));
+  EXPECT_EQ(yolo::monitor::to_json(back), yolo::monitor::to_json(s));
+
+  try {
+    yolo::monitor::stream_from_json(
+        nlohmann::json::parse(R"({"id": 3.5, "uri": "gopher://x", "iuo": 0.3})"));
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(problem_at(e.problems(), "id").find("expected a string"), std::string::npos);
+    EXPECT_NE(problem_at(e.problems(), "uri").find("unsupported scheme \"gopher\""),
+              std::string::npos);
+    EXPECT_EQ(problem_at(e.problems(), "iuo"), "unknown key; did you mean \"iou\"?");
+  }
+  EXPECT_THROW(yolo::monitor::stream_from_json(nlohmann::json::array()), ConfigError);
+}
+
+// uri kinds, including the ones that must be refused.
+TEST(MonitorConfig, ClassifiesUris) {
+  using yolo::monitor::classify_uri;
+  EXPECT_EQ(classify_uri("rtsp://cam/x"), SourceKind::kRtsp);
+  EXPECT_EQ(classify_uri("RTSPS://cam/x"), SourceKind::kRtsp);
+  EXPECT_EQ(classify_uri("https://cam/x.mjpg"), SourceKind::kHttp);
+  EXPECT_EQ(classify_uri("/dev/video12"), SourceKind::kV4l2);
+  EXPECT_EQ(classify_uri("videos/a.mp4"), SourceKind::kFile);
+  EXPECT_EQ(classify_uri("file:///a.mp4"), SourceKind::kFile);
+  std::string why;
+  EXPECT_FALSE(classify_uri("file://relative.mp4", &why));
+  EXPECT_NE(why.find("file:///"), std::string::npos);
+  EXPECT_FALSE(classify_uri("rtsp:///nohost", &why));
+  EXPECT_FALSE(classify_uri("/dev/sda", &why));
+  EXPECT_FALSE(classify_uri("", &why));
+}
+
+TEST(MonitorConfig, Durations) {
+  using yolo::monitor::parse_duration;
+  EXPECT_EQ(parse_duration("250ms"), 250ms);
+  EXPECT_EQ(parse_duration("1.5"), 1500ms);
+  EXPECT_EQ(parse_duration("2m"), 120s);
+  EXPECT_EQ(parse_duration("1h"), 3600s);
+  EXPECT_THROW(parse_duration("soon"), std::invalid_argument);
+  EXPECT_THROW(parse_duration("-1s"), std::invalid_argument);
+  EXPECT_THROW(parse_duration("5 days"), std::invalid_argument);
+}

@@ -1,0 +1,161 @@
+// Samples as the `yolo` element will hand them over (BGR frames with ROI metas carrying a
+// "detection" structure) become FrameResults with source-frame boxes, and BGR Mats that honour
+// the row stride.
+#include <gst/gst.h>
+#include <gst/video/gstvideometa.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "test_files.h"
+#include "yolo/monitor/jsonl_writer.h"
+#include "yolo/monitor/result_sink.h"
+#include "yolo/monitor/sample_results.h"
+#include "yolo/monitor/snapshot_archive.h"
+#include "yolo/runtime/results_store.h"
+#include "yolo/runtime/snapshot_store.h"
+
+namespace {
+
+struct SampleDeleter {
+  void operator()(GstSample* s) const { gst_sample_unref(s); }
+};
+using SamplePtr = std::unique_ptr<GstSample, SampleDeleter>;
+
+// A w x h BGR buffer with rows padded to `stride` bytes; pixel (x, y) = (x, y, 7).
+SamplePtr bgr_sample(int w, int h, int stride, bool with_detections) {
+  GstBuffer* buffer = gst_buffer_new_allocate(nullptr, static_cast<gsize>(stride * h), nullptr);
+  GstMapInfo map;
+  gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      guint8* p = map.data + y * stride + x * 3;
+      p[0] = static_cast<guint8>(x);
+      p[1] = static_cast<guint8>(y);
+      p[2] = 7;
+    }
+  }
+  gst_buffer_unmap(buffer, &map);
+  GST_BUFFER_PTS(buffer) = 2 * GST_SECOND;
+  gsize offset[GST_VIDEO_MAX_PLANES] = {0};
+  gint strides[GST_VIDEO_MAX_PLANES] = {stride};
+  gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_BGR, w, h, 1,
+                                 offset, strides);
+  if (with_detections) {
+    auto* person = gst_buffer_add_video_region_of_interest_meta(buffer, "person", 4, 5, 10, 20);
+    gst_video_region_of_interest_meta_add_param(
+        person, gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, 0.875, "class-id",
+                                  G_TYPE_INT, 0, "label", G_TYPE_STRING, "person", nullptr));
+    auto* car = gst_buffer_add_video_region_of_interest_meta(buffer, "car", 1, 2, 3, 4);
+    gst_video_region_of_interest_meta_add_param(
+        car, gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, 0.5, "class-id",
+                               G_TYPE_INT, 2, nullptr));  // no label: the ROI type names it
+    gst_buffer_add_video_region_of_interest_meta(buffer, "face", 0, 0, 1, 1);  // not a detection
+  }
+  GstCaps* caps =
+      gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "BGR", "width", G_TYPE_INT, w,
+                          "height", G_TYPE_INT, h, "framerate", GST_TYPE_FRACTION, 15, 1, nullptr);
+  SamplePtr sample(gst_sample_new(buffer, caps, nullptr, nullptr));
+  gst_caps_unref(caps);
+  gst_buffer_unref(buffer);
+  return sample;
+}
+
+class SampleResults : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
+};
+
+}  // namespace
+
+// ROI metas with a "detection" structure become detections in frame pixels; others are skipped.
+TEST_F(SampleResults, DetectionsFromRoiMetas) {
+  const auto sample = bgr_sample(32, 24, 100, true);
+  const auto r = yolo::monitor::frame_result_from_sample(sample.get(), "cam1", 41);
+  EXPECT_EQ(r.stream_id, "cam1");
+  EXPECT_EQ(r.frame, 41);
+  EXPECT_EQ(r.pts_ns, 2000000000);
+  EXPECT_EQ(r.width, 32);
+  EXPECT_EQ(r.height, 24);
+  ASSERT_EQ(r.detections.size(), 2u);
+  const auto& p = r.detections[0];
+  EXPECT_EQ(p.class_name, "person");
+  EXPECT_EQ(p.class_id, 0);
+  EXPECT_FLOAT_EQ(p.confidence, 0.875f);
+  EXPECT_FLOAT_EQ(p.x1, 4);
+  EXPECT_FLOAT_EQ(p.y1, 5);
+  EXPECT_FLOAT_EQ(p.x2, 14);
+  EXPECT_FLOAT_EQ(p.y2, 25);
+  EXPECT_EQ(r.detections[1].class_name, "car");
+  EXPECT_EQ(r.detections[1].class_id, 2);
+  EXPECT_EQ(yolo::monitor::frame_result_from_sample(bgr_sample(8, 8, 24, false).get(), "c", 0)
+                .detections.size(),
+            0u);
+}
+
+// The Mat views the pixels with the buffer's padded stride.
+TEST_F(SampleResults, BgrFrameHonoursStride) {
+  const auto sample = bgr_sample(32, 24, 100, false);
+  bool called = false;
+  EXPECT_TRUE(yolo::monitor::with_bgr_frame(sample.get(), [&](const cv::Mat& m) {
+    called = true;
+    EXPECT_EQ(m.cols, 32);
+    EXPECT_EQ(m.rows, 24);
+    EXPECT_EQ(m.step[0], 100u);
+    EXPECT_EQ(m.at<cv::Vec3b>(23, 31), cv::Vec3b(31, 23, 7));
+  }));
+  EXPECT_TRUE(called);
+  // Another format: refused without calling.
+  GstCaps* caps = gst_caps_from_string("video/x-raw,format=RGB,width=2,height=2");
+  GstBuffer* buffer = gst_buffer_new_allocate(nullptr, 16, nullptr);
+  SamplePtr rgb(gst_sample_new(buffer, caps, nullptr, nullptr));
+  gst_caps_unref(caps);
+  gst_buffer_unref(buffer);
+  EXPECT_FALSE(yolo::monitor::with_bgr_frame(rgb.get(), [](const cv::Mat&) { FAIL(); }));
+}
+
+// The service's sample handler: each sample is published (frame numbers per stream), written as
+// a JSON line, refreshes the snapshot and feeds the archive; removal forgets the stream; a
+// failing output is counted, not thrown into the pipeline.
+TEST_F(SampleResults, ResultSinkFeedsEveryOutput) {
+  namespace fs = std::filesystem;
+  yolo::testing::TempDir dir("result_sink");
+  yolo::ResultsStore store;
+  yolo::SnapshotStore snapshots;
+  yolo::monitor::JsonlWriter jsonl({dir.path / "r.jsonl", 0, 1});
+  yolo::monitor::SnapshotArchive archive({dir.path / "snaps", std::chrono::hours(1), 5});
+  yolo::monitor::ResultSink sink({std::chrono::milliseconds(0)}, store, &snapshots, &jsonl,
+                                 &archive);
+  for (int i = 0; i < 3; ++i) sink.on_sample("cam1", bgr_sample(32, 24, 96, true).get());
+  sink.on_sample("cam2", bgr_sample(8, 8, 24, false).get());
+
+  const auto latest = store.latest("cam1");
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->frame, 2);
+  EXPECT_EQ(latest->seq, 3u);
+  EXPECT_EQ(latest->detections.size(), 2u);
+  EXPECT_EQ(store.latest("cam2")->frame, 0);
+  std::ifstream lines(dir.path / "r.jsonl");
+  int n = 0;
+  for (std::string line; std::getline(lines, line);) ++n;
+  EXPECT_EQ(n, 4);
+  EXPECT_TRUE(snapshots.has("cam1"));
+  // One archived snapshot per stream: the interval (an hour) has not passed for the next ones.
+  EXPECT_EQ(
+      std::distance(fs::directory_iterator(dir.path / "snaps" / "cam1"), fs::directory_iterator()),
+      1);
+
+  sink.on_removed("cam1");
+  EXPECT_FALSE(store.has_stream("cam1"));
+  EXPECT_FALSE(snapshots.has("cam1"));
+  sink.on_sample("cam1", bgr_sample(32, 24, 96, true).get());
+  EXPECT_EQ(store.latest("cam1")->frame, 0);  // counting restarts for a re-added stream
+
+  jsonl.close();  // writes now fail: counted, the sample still reaches the store
+  EXPECT_NO_THROW(sink.on_sample("cam2", bgr_sample(8, 8, 24, false).get()));
+  EXPECT_EQ(sink.output_errors(), 1u);
+  EXPECT_EQ(store.latest("cam2")->frame, 1);
+}
