@@ -18,6 +18,7 @@ packages=(
   libgstrtspserver-1.0-dev
   # configuration, JSON, HTTP, logging, CLI
   libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libzip-dev libspdlog-dev libfmt-dev
+  libcli11-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-torch
   # misc tools used by tests and the quickstart

@@ -18,3 +18,14 @@ yolo_add_test(NAME test_yolo_detect LABEL slow TIMEOUT 1800
   LIBS yolo_runtime yolo_synth PkgConfig::GST_CHECK nlohmann_json::nlohmann_json)
 target_compile_definitions(test_yolo_detect PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_yolo_detect gstyolo yolo-trainer)
+
+# yolo-monitor with the real element and a trained model against an in-process RTSP camera.
+if(TARGET yolo-monitor)
+  pkg_check_modules(MONITOR_E2E_GST REQUIRED IMPORTED_TARGET gstreamer-rtsp-server-1.0)
+  yolo_add_test(NAME test_yolo_monitor LABEL slow TIMEOUT 1800
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_monitor.cpp
+    LIBS yolo_synth PkgConfig::MONITOR_E2E_GST PkgConfig::HTTPLIB nlohmann_json::nlohmann_json)
+  target_compile_definitions(test_yolo_monitor PRIVATE
+    YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_MONITOR_BIN="$<TARGET_FILE:yolo-monitor>")
+  add_dependencies(test_yolo_monitor yolo-monitor yolo-trainer gstyolo)
+endif()

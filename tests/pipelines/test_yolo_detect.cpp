@@ -3,8 +3,7 @@
 // (filesrc ! decodebin ! videoconvert ! yolo ! appsink). Recall at IoU 0.5 against the video's
 // per-frame ground truth must reach 0.8.
 //
-// Training takes a few minutes on 2 cores; the trained model is cached in the build folder
-// (keyed by the settings below), so re-runs only run the pipeline.
+// The model and video come from trained_shapes_model.h (trained once per build folder, cached).
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <gtest/gtest.h>
@@ -19,19 +18,11 @@
 #include "../../pipelines/gst/detection_meta.h"
 #include "gst_test_support.h"
 #include "run_command.h"
-#include "yolo/synth/synthetic_data.h"
+#include "trained_shapes_model.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-::testing::Environment* const gst_env =
-    ::testing::AddGlobalTestEnvironment(new yolo::testing::GstEnvironment);
-
-// The easy set: two classes, large shapes, few per image. Sized so that recall holds with a
-// margin (measured: see the closing assertion's message).
-constexpr int kImgsz = 256, kTrainImages = 96, kValImages = 16, kEpochs = 40;
-constexpr const char* kTrainArgs = "model=yolov8n.yaml batch=16 nbs=16 device=cpu workers=1";
 
 struct Box {
   float x1, y1, x2, y2;
@@ -46,41 +37,8 @@ float iou(const Box& a, const Box& b) {
   return uni > 0 ? inter / uni : 0;
 }
 
-struct Fixture {
-  fs::path video, labels, model;
-};
-
-Fixture prepare() {
-  const fs::path root = fs::path(YOLO_BINARY_DIR) / "test-e2e" /
-                        ("shapes-" + std::to_string(kImgsz) + "-" + std::to_string(kEpochs));
-  yolo::synth::SynthOptions o;
-  o.dir = root / "data";
-  o.train_images = kTrainImages;
-  o.val_images = kValImages;
-  o.imgsz = kImgsz;
-  o.num_classes = 2;
-  o.seed = 3;
-  o.max_objects = 4;
-  o.min_object_size = 0.15;
-  o.max_object_size = 0.45;
-  o.video = true;
-  o.video_frames = 60;
-  o.video_fps = 15;
-  o.video_objects = 3;
-  const yolo::synth::SynthReport r = yolo::synth::generate_synthetic_dataset(o);
-  Fixture f{r.video, r.video_labels, root / "runs" / "train" / "weights" / "best.pt"};
-  if (!fs::exists(f.model)) {
-    const std::string cmd = std::string(YOLO_TRAINER_BIN) + " train data=" + r.yaml.string() +
-                            " imgsz=" + std::to_string(kImgsz) +
-                            " epochs=" + std::to_string(kEpochs) + " " + kTrainArgs +
-                            " plots=False exist_ok=True project=" + (root / "runs").string() +
-                            " name=train";
-    const auto run = yolo::testing::run_command(cmd);
-    EXPECT_EQ(run.exit_code, 0) << run.output.substr(
-        run.output.size() > 4000 ? run.output.size() - 4000 : 0);
-  }
-  return f;
-}
+::testing::Environment* const gst_env =
+    ::testing::AddGlobalTestEnvironment(new yolo::testing::GstEnvironment);
 
 }  // namespace
 
@@ -89,11 +47,11 @@ TEST(YoloDetect, FindsTheShapesOfTheSyntheticVideo) {
   // the .jsonl next to it) without training: for sizing the training above.
   const char* model_override = std::getenv("YOLO_DETECT_MODEL");
   const char* video_override = std::getenv("YOLO_DETECT_VIDEO");
-  Fixture f;
+  yolo::testing::TrainedShapes f;
   if (model_override && video_override) {
     f = {video_override, fs::path(video_override).replace_extension(".jsonl"), model_override};
   } else {
-    f = prepare();
+    f = yolo::testing::trained_shapes_model();
   }
   ASSERT_TRUE(fs::exists(f.model)) << "training did not produce " << f.model;
   if (f.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";

@@ -11,7 +11,7 @@
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/modes.h"
 #include "yolo/trainer/predictor.h"
-#include "yolo/trainer/stop_signal.h"
+#include "yolo/core/stop_signal.h"
 
 namespace yolo {
 

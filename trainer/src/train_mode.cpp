@@ -9,7 +9,7 @@
 
 #include "yolo/core/device.h"
 #include "yolo/core/system_info.h"
-#include "yolo/trainer/stop_signal.h"
+#include "yolo/core/stop_signal.h"
 #include "yolo/trainer/trainer.h"
 
 namespace yolo {

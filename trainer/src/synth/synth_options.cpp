@@ -51,6 +51,10 @@ void validate_synth_options(const SynthOptions& o) {
   check_range("video_frames", o.video_frames, 1, 100'000, "the number of video frames");
   check_range("video_fps", o.video_fps, 1, 240, "the video frame rate");
   check_range("video_objects", o.video_objects, 1, 64, "the number of moving shapes");
+  check_range("video_min_object_size", o.video_min_object_size, 0.01, 0.9,
+              "a fraction of the video frame height");
+  check_range("video_max_object_size", o.video_max_object_size, o.video_min_object_size, 0.9,
+              "a fraction of the video frame height, at least video_min_object_size");
 }
 
 }  // namespace yolo::synth

@@ -23,7 +23,6 @@ namespace {
 constexpr uint64_t kVideoStream = 2;
 // Shape diameters as a fraction of the frame height, and speeds in frame heights per second:
 // big enough to detect at a glance, slow enough to track.
-constexpr double kMinDiameter = 0.12, kMaxDiameter = 0.30;
 constexpr double kMinSpeed = 0.15, kMaxSpeed = 0.45;
 constexpr double kMaxSpinDegPerSecond = 90;
 constexpr double kPi = 3.14159265358979323846;
@@ -65,7 +64,7 @@ std::vector<MovingShape> make_moving_shapes(const SynthOptions& o, cv::Size fram
   const int first_class = rng.uniform_int(0, o.num_classes - 1);
   for (int i = 0; i < o.video_objects; ++i) {
     MovingShape m;
-    const double diameter = rng.uniform(kMinDiameter, kMaxDiameter) * frame.height;
+    const double diameter = rng.uniform(o.video_min_object_size, o.video_max_object_size) * frame.height;
     const double r = diameter / 2;
     const cv::Point2d centre(rng.uniform(r, frame.width - r), rng.uniform(r, frame.height - r));
     m.spec = sample_shape_spec((first_class + i) % o.num_classes, centre, diameter, rng);

@@ -1,6 +1,6 @@
 #include "yolo/trainer/distributed.h"
 
-#include "yolo/trainer/stop_signal.h"
+#include "yolo/core/stop_signal.h"
 
 #include <arpa/inet.h>
 #include <fmt/format.h>

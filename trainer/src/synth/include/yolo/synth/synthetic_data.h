@@ -54,6 +54,11 @@ struct SynthOptions {
   int video_frames = 150;  // frames in the video (1..100000)
   int video_fps = 30;      // frames per second (1..240)
   int video_objects = 6;   // shapes moving in the video (1..64)
+  // Shape size (circumscribed diameter) in the video as a fraction of the frame height, drawn
+  // uniformly in [video_min_object_size, video_max_object_size] (0 < min <= max <= 0.9). Set them
+  // to the still images' range so that a model trained on the images meets the same sizes.
+  double video_min_object_size = 0.12;
+  double video_max_object_size = 0.30;
 };
 
 struct SynthReport {

@@ -1,10 +1,11 @@
-#include "yolo/trainer/stop_signal.h"
+#include "yolo/core/stop_signal.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
@@ -15,7 +16,7 @@ namespace {
 // The write end of the active watcher's pipe. The one process-wide variable here: a signal
 // handler receives no context, so this is the only way for it to reach the watcher.
 std::atomic<int> g_signal_pipe{-1};
-struct sigaction g_previous_int, g_previous_term;
+struct sigaction g_previous_int, g_previous_term, g_previous_hup;
 
 void on_stop_signal(int sig) {
   const int saved_errno = errno;
@@ -29,8 +30,11 @@ void on_stop_signal(int sig) {
 
 }  // namespace
 
-StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_signal, bool exit_on_second)
-    : on_signal_(std::move(on_signal)), exit_on_second_(exit_on_second) {
+StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_signal, bool exit_on_second,
+                                     bool watch_hangup)
+    : on_signal_(std::move(on_signal)),
+      exit_on_second_(exit_on_second),
+      watch_hangup_(watch_hangup) {
   if (::pipe2(pipe_, O_CLOEXEC | O_NONBLOCK) != 0)
     throw std::runtime_error("cannot create the signal pipe");
   int expected = -1;
@@ -45,6 +49,7 @@ StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_signal, bool ex
   sa.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &sa, &g_previous_int);
   ::sigaction(SIGTERM, &sa, &g_previous_term);
+  if (watch_hangup_) ::sigaction(SIGHUP, &sa, &g_previous_hup);
   thread_ = std::thread([this] {
     bool seen = false;
     for (;;) {
@@ -54,9 +59,11 @@ StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_signal, bool ex
       const ssize_t n = ::read(pipe_[0], &byte, 1);
       if (n == 0) return;  // write end closed: the watcher is being destroyed
       if (n < 0) continue;
-      if (byte == 0) return;                                // the destructor's wake-up
-      if (seen && exit_on_second_) std::_Exit(128 + byte);  // second signal: the user insists
-      seen = true;
+      if (byte == 0) return;  // the destructor's wake-up
+      if (byte != SIGHUP) {
+        if (seen && exit_on_second_) std::_Exit(128 + byte);  // second stop: the user insists
+        seen = true;
+      }
       on_signal_(byte);
     }
   });
@@ -65,6 +72,7 @@ StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_signal, bool ex
 StopSignalWatcher::~StopSignalWatcher() {
   ::sigaction(SIGINT, &g_previous_int, nullptr);
   ::sigaction(SIGTERM, &g_previous_term, nullptr);
+  if (watch_hangup_) ::sigaction(SIGHUP, &g_previous_hup, nullptr);
   g_signal_pipe.store(-1);
   const unsigned char stop = 0;
   [[maybe_unused]] const ssize_t n = ::write(pipe_[1], &stop, 1);

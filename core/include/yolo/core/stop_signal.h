@@ -1,6 +1,7 @@
-// Ctrl-C / SIGTERM handling for long runs: the first signal asks the run to stop after the
-// current step (so that last.pt is saved and nothing is lost); a second one ends the process at
-// once.
+// Ctrl-C / SIGTERM handling for long runs and services: the first signal asks the run to stop
+// after the current step (so that last.pt is saved, outputs are flushed, nothing is lost); a
+// second one ends the process at once. Services may also watch SIGHUP (reload), which never
+// counts as a stop.
 //
 // Libraries start threads before main() (OpenBLAS's pool, for one), so blocking the signals in
 // every thread is not possible: the kernel may deliver them to any thread. Instead a handler,
@@ -16,10 +17,12 @@ namespace yolo {
 
 class StopSignalWatcher {
  public:
-  // Installs the handlers for SIGINT and SIGTERM; on_signal runs on the watcher thread. With
-  // exit_on_second, a second signal ends the process at once instead of calling on_signal again.
-  // One watcher at a time per process (std::logic_error otherwise).
-  explicit StopSignalWatcher(std::function<void(int signal)> on_signal, bool exit_on_second = true);
+  // Installs the handlers for SIGINT and SIGTERM (and SIGHUP with watch_hangup); on_signal runs
+  // on the watcher thread. With exit_on_second, a second SIGINT/SIGTERM ends the process at once
+  // instead of calling on_signal again. One watcher at a time per process (std::logic_error
+  // otherwise).
+  explicit StopSignalWatcher(std::function<void(int signal)> on_signal, bool exit_on_second = true,
+                             bool watch_hangup = false);
   // Restores the previous handlers.
   ~StopSignalWatcher();
   StopSignalWatcher(const StopSignalWatcher&) = delete;
@@ -28,6 +31,7 @@ class StopSignalWatcher {
  private:
   std::function<void(int)> on_signal_;
   bool exit_on_second_;
+  bool watch_hangup_;
   int pipe_[2] = {-1, -1};
   std::thread thread_;
 };

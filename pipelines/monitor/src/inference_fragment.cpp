@@ -1,0 +1,31 @@
+#include "yolo/monitor/inference_fragment.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "yolo/monitor/source_description.h"
+
+namespace yolo::monitor {
+
+std::string model_instance_id(const InferenceSettings& settings) {
+  return "monitor:" + settings.model + "@" + (settings.device.empty() ? "auto" : settings.device);
+}
+
+std::string yolo_fragment(const StreamConfig& stream, const InferenceSettings& settings,
+                          const BatchingConfig& batching) {
+  std::string classes;
+  for (int c : settings.classes) classes += (classes.empty() ? "" : ",") + std::to_string(c);
+  const auto timeout_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(batching.batch_timeout).count();
+  return fmt::format(
+      "yolo name=yolo model={} device={} conf-threshold={} iou-threshold={} classes={} "
+      "inference-interval={} model-instance-id={} batch-size={} batch-timeout={} stream-id={} "
+      "http-port=0 snapshot-interval=0",
+      quote_gst_value(settings.model), quote_gst_value(settings.device), settings.conf,
+      settings.iou, quote_gst_value(classes), settings.inference_interval,
+      quote_gst_value(model_instance_id(settings)), batching.batch_size, timeout_us,
+      quote_gst_value(stream.id));
+}
+
+}  // namespace yolo::monitor

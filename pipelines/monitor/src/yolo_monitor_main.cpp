@@ -1,0 +1,165 @@
+// yolo-monitor: watches cameras (RTSP, files, V4L2, HTTP), runs YOLO detection on them through
+// the `yolo` element and serves the results over HTTP, until SIGTERM.
+//
+//   yolo-monitor --config monitor.yaml          run (systemd: Type=notify)
+//   yolo-monitor --config monitor.yaml --check  validate the configuration and exit
+//
+// Exit codes: 0 stopped by SIGTERM/SIGINT after flushing its outputs; 1 could not start (an
+// output, the HTTP address, the `yolo` element); 2 invalid command line or configuration (every
+// problem listed with its key path). The systemd unit does not restart on 2
+// (RestartPreventExitStatus): a broken file does not fix itself.
+//
+// Signals: SIGTERM/SIGINT stop (a second one ends the process at once); SIGHUP re-reads the
+// configuration and changes only the streams whose settings changed (an invalid file is logged
+// and the running configuration kept).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gst/gst.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <condition_variable>
+#include <csignal>
+#include <filesystem>
+#include <mutex>
+#include <string>
+
+#include "yolo/core/log.h"
+#include "yolo/core/stop_signal.h"
+#include "yolo/core/version.h"
+#include "yolo/monitor/inference_fragment.h"
+#include "yolo/monitor/monitor_config.h"
+#include "yolo/monitor/monitor_service.h"
+#include "yolo/monitor/sd_notify.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The `yolo` element from the build tree or the install tree when GST_PLUGIN_PATH does not
+// already provide it: <bin>/../gst-plugins (build), <bin>/../lib/gstreamer-1.0 and the
+// configured install folder.
+bool find_yolo_element() {
+  if (GstElementFactory* f = gst_element_factory_find("yolo")) {
+    gst_object_unref(f);
+    return true;
+  }
+  std::error_code ec;
+  const fs::path bin = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  for (const fs::path& dir : {bin / ".." / "gst-plugins", bin / ".." / "lib" / "gstreamer-1.0",
+                              fs::path(YOLO_GST_PLUGIN_INSTALL_DIR)}) {
+    if (!fs::exists(dir / "libgstyolo.so")) continue;
+    gst_registry_scan_path(gst_registry_get(), dir.c_str());
+    if (GstElementFactory* f = gst_element_factory_find("yolo")) {
+      gst_object_unref(f);
+      spdlog::info("yolo element loaded from {}", fs::weakly_canonical(dir).string());
+      return true;
+    }
+  }
+  return false;
+}
+
+// What the signal thread asks of the main thread.
+struct Requests {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool stop = false;
+  int reloads = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"yolo-monitor: YOLO detection on cameras, results over HTTP (docs/monitor.md)"};
+  std::string config_path;
+  bool check_only = false;
+  app.add_option("-c,--config", config_path, "service configuration (YAML)")->required();
+  app.add_flag("--check", check_only, "validate the configuration and exit");
+  app.set_version_flag("--version", std::string("yolo-monitor ") + yolo::kVersion);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  yolo::log::init();
+
+  yolo::monitor::MonitorConfig config;
+  try {
+    config = yolo::monitor::load_config(config_path);
+  } catch (const yolo::monitor::ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  if (check_only) {
+    std::printf("%s: valid (%zu streams)\n", config_path.c_str(), config.streams.size());
+    return 0;
+  }
+
+  // Handlers before any GStreamer or model thread starts work; SIGHUP is a reload.
+  Requests requests;
+  yolo::StopSignalWatcher signals(
+      [&](int sig) {
+        std::lock_guard<std::mutex> lock(requests.mutex);
+        if (sig == SIGHUP) {
+          ++requests.reloads;
+        } else {
+          requests.stop = true;
+        }
+        requests.cv.notify_all();
+      },
+      /*exit_on_second=*/true, /*watch_hangup=*/true);
+
+  gst_init(nullptr, nullptr);
+  if (!find_yolo_element()) {
+    spdlog::error(
+        "the `yolo` GStreamer element was not found; install the plugin (cmake --install) or set "
+        "GST_PLUGIN_PATH to the folder holding libgstyolo.so (<build>/gst-plugins)");
+    return 1;
+  }
+
+  const auto fragment = [&](const yolo::monitor::StreamConfig& stream,
+                            const yolo::monitor::InferenceSettings& settings) {
+    return yolo::monitor::yolo_fragment(stream, settings, config.batching);
+  };
+  std::unique_ptr<yolo::monitor::MonitorService> service;
+  try {
+    service = std::make_unique<yolo::monitor::MonitorService>(
+        config, fragment, yolo::monitor::SystemdNotifier::from_environment());
+  } catch (const yolo::monitor::ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    spdlog::error("yolo-monitor could not start: {}", e.what());
+    return 1;
+  }
+  spdlog::info("yolo-monitor {}: {} streams, HTTP on {}:{}", yolo::kVersion, config.streams.size(),
+               config.http.bind, service->http_port());
+
+  std::unique_lock<std::mutex> lock(requests.mutex);
+  for (;;) {
+    requests.cv.wait(lock, [&] { return requests.stop || requests.reloads > 0; });
+    if (requests.stop) break;
+    requests.reloads = 0;
+    lock.unlock();
+    try {
+      const auto fresh = yolo::monitor::load_config(config_path);
+      const auto summary = service->reload(fresh);
+      spdlog::info("configuration reloaded from {}: added [{}], removed [{}], restarted [{}]",
+                   config_path, fmt::join(summary.added, ", "), fmt::join(summary.removed, ", "),
+                   fmt::join(summary.restarted, ", "));
+    } catch (const yolo::monitor::ConfigError& e) {
+      spdlog::error("reload refused, the running configuration stays: {}", e.what());
+    } catch (const std::exception& e) {
+      spdlog::error("reload failed, the running configuration stays: {}", e.what());
+    }
+    lock.lock();
+  }
+  lock.unlock();
+  spdlog::info("stopping: draining streams and flushing outputs");
+  service->stop();
+  service.reset();
+  spdlog::info("stopped");
+  return 0;
+}

@@ -1,0 +1,264 @@
+// yolo-monitor as a user runs it, with the real `yolo` element and a model trained by
+// yolo-trainer: an RTSP camera (gst-rtsp-server on 127.0.0.1 serving the synthetic video)
+// whose objects are detected; the camera goes away for seconds and comes back (reconnecting,
+// then running again, detections resume) while an unreachable camera fails on its own without
+// touching the others; cameras added and removed over HTTP; the token enforced; SIGHUP adds a
+// stream without restarting the others; SIGTERM exits 0 with the JSON-lines output complete.
+#include <fcntl.h>
+#include <gst/gst.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "free_port.h"
+#include "rtsp_test_server.h"
+#include "trained_shapes_model.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+extern char** environ;
+
+namespace {
+
+class GstEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { gst_init(nullptr, nullptr); }
+};
+::testing::Environment* const gst_env = ::testing::AddGlobalTestEnvironment(new GstEnvironment);
+
+// The yolo-monitor process, its output in a log file; SIGKILLed if a test leaves it running.
+class MonitorProcess {
+ public:
+  MonitorProcess(const fs::path& config, const fs::path& log) : log_(log) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    const std::string bin = YOLO_MONITOR_BIN, flag = "--config", path = config.string();
+    char* argv[] = {const_cast<char*>(bin.c_str()), const_cast<char*>(flag.c_str()),
+                    const_cast<char*>(path.c_str()), nullptr};
+    if (posix_spawn(&pid_, bin.c_str(), &actions, nullptr, argv, environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~MonitorProcess() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  MonitorProcess(const MonitorProcess&) = delete;
+  MonitorProcess& operator=(const MonitorProcess&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  void signal(int sig) const { ::kill(pid_, sig); }
+  // Exit code after waiting up to `timeout`; -1 if it did not exit (or died by a signal).
+  int wait_exit(std::chrono::seconds timeout) {
+    const auto end = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < end) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return -1;
+  }
+  std::string log() const {
+    std::ifstream in(log_);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  }
+
+ private:
+  fs::path log_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+};
+
+// Polls `check` every 100 ms until it holds or `timeout` passes.
+bool eventually(const std::function<bool()>& check, std::chrono::milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    if (check()) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return check();
+}
+
+class Api {
+ public:
+  Api(int port, std::string token) : client_("127.0.0.1", port), token_(std::move(token)) {
+    client_.set_read_timeout(10, 0);
+  }
+  httplib::Headers auth() const { return {{"Authorization", "Bearer " + token_}}; }
+  json streams() {
+    auto r = client_.Get("/api/v1/streams", auth());
+    if (!r || r->status != 200) return json();
+    return json::parse(r->body);
+  }
+  json stream(const std::string& id) {
+    json all = streams();
+    if (all.is_null()) return json();
+    for (const auto& s : all["streams"])
+      if (s["id"] == id) return s;
+    return json();
+  }
+  std::string state(const std::string& id) {
+    json s = stream(id);
+    return s.is_null() ? "" : s["state"].get<std::string>();
+  }
+  httplib::Client& client() { return client_; }
+
+ private:
+  httplib::Client client_;
+  std::string token_;
+};
+
+}  // namespace
+
+TEST(YoloMonitor, CamerasThroughOutagesApiReloadAndShutdown) {
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  if (shapes.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+
+  // A 40 s camera: the same shapes as the training set (same options, longer video).
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-monitor-e2e";
+  fs::remove_all(dir);
+  auto camera_options = yolo::testing::shapes_options(dir / "camera");
+  camera_options.train_images = camera_options.val_images = 0;
+  camera_options.video_frames = 600;
+  const fs::path camera_video = yolo::synth::generate_synthetic_dataset(camera_options).video;
+  yolo::testing::RtspTestServer camera("( filesrc location=" + camera_video.string() +
+                                       " ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 )");
+  camera.start();
+
+  const int http_port = yolo::testing::free_port();
+  const int dead_port = yolo::testing::free_port();  // nobody listens there
+  const fs::path config = dir / "monitor.yaml";
+  const auto write_config = [&](const std::string& extra_stream) {
+    std::ofstream(config) << "model: " << shapes.model.string() << "\n"
+                          << "device: cpu\n"
+                          << "http: {bind: 127.0.0.1, port: " << http_port << ", token: s3cret}\n"
+                          << "outputs:\n  jsonl: {path: " << (dir / "results.jsonl").string()
+                          << "}\n"
+                          << "state_file: " << (dir / "streams.json").string() << "\n"
+                          << "supervision:\n  stall_timeout: 2s\n  start_timeout: 10s\n"
+                          << "  max_retries: 10\n"
+                          << "  backoff: {initial: 300ms, max: 1s, jitter: 0.1}\n"
+                          << "streams:\n"
+                          << "  - id: cam1\n    uri: " << camera.uri() << "\n"
+                          << "  - id: dead\n    uri: rtsp://127.0.0.1:" << dead_port << "/x\n"
+                          << extra_stream;
+  };
+  write_config("");
+  MonitorProcess monitor(config, dir / "monitor.log");
+  ASSERT_TRUE(monitor.started());
+  Api api(http_port, "s3cret");
+
+  // The camera runs and its shapes are detected.
+  ASSERT_TRUE(eventually([&] { return api.state("cam1") == "running"; }, 60s)) << monitor.log();
+  json detections;
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto r = api.client().Get("/api/v1/streams/cam1/detections", api.auth());
+        if (!r || r->status != 200) return false;
+        detections = json::parse(r->body)["results"].at(0)["detections"];
+        return !detections.empty();
+      },
+      30s))
+      << monitor.log();
+  for (const auto& d : detections) {
+    const std::string name = d["class_name"];
+    EXPECT_TRUE(name == "rectangle" || name == "ellipse") << name;
+  }
+
+  // The token is enforced; health stays open.
+  EXPECT_EQ(api.client().Get("/api/v1/streams")->status, 401);
+  EXPECT_EQ(api.client().Get("/api/v1/health")->status, 200);
+
+  // The unreachable camera fails on its own, with its error, after max_retries.
+  ASSERT_TRUE(eventually([&] { return api.state("dead") == "failed"; }, 40s)) << api.streams();
+  EXPECT_FALSE(api.stream("dead")["last_error"].get<std::string>().empty());
+  EXPECT_EQ(api.state("cam1"), "running");
+
+  // The camera goes away for a few seconds and comes back.
+  const auto frames_before = api.stream("cam1")["frames"].get<uint64_t>();
+  camera.stop();
+  ASSERT_TRUE(eventually(
+      [&] {
+        const std::string s = api.state("cam1");
+        return s == "reconnecting" || s == "stalled";
+      },
+      15s))
+      << api.streams();
+  std::this_thread::sleep_for(2500ms);
+  camera.start();
+  ASSERT_TRUE(eventually([&] { return api.state("cam1") == "running"; }, 30s))
+      << api.streams() << monitor.log();
+  const uint64_t retries_after_outage = api.stream("cam1")["retries"].get<uint64_t>();
+  EXPECT_GE(retries_after_outage, 1u);
+  const auto seq_before = api.stream("cam1")["latest_seq"].get<uint64_t>();
+  ASSERT_TRUE(eventually(
+      [&] { return api.stream("cam1")["latest_seq"].get<uint64_t>() > seq_before + 5; }, 20s))
+      << "detections did not resume";
+  EXPECT_GT(api.stream("cam1")["frames"].get<uint64_t>(), frames_before);
+
+  // Cameras added and removed over HTTP, persisted to the state file.
+  auto added = api.client().Post("/api/v1/streams", api.auth(),
+                                 json{{"id", "cam2"}, {"uri", shapes.video.string()}}.dump(),
+                                 "application/json");
+  ASSERT_TRUE(added);
+  EXPECT_EQ(added->status, 201) << added->body;
+  EXPECT_EQ(
+      api.client()
+          .Post("/api/v1/streams", api.auth(),
+                json{{"id", "cam2"}, {"uri", shapes.video.string()}}.dump(), "application/json")
+          ->status,
+      409);
+  EXPECT_EQ(api.client()
+                .Post("/api/v1/streams", api.auth(), R"({"id": "bad", "uri": "ftp://x"})",
+                      "application/json")
+                ->status,
+            400);
+  ASSERT_TRUE(eventually([&] { return api.state("cam2") == "running"; }, 30s)) << api.streams();
+  EXPECT_NE(std::ifstream(dir / "streams.json").peek(), EOF);
+  EXPECT_EQ(api.client().Delete("/api/v1/streams/cam2", api.auth())->status, 204);
+  EXPECT_TRUE(api.stream("cam2").is_null());
+  EXPECT_EQ(api.client().Delete("/api/v1/streams/cam2", api.auth())->status, 404);
+
+  // SIGHUP: a stream added to the file starts; cam1 is not rebuilt.
+  write_config("  - id: cam3\n    uri: " + shapes.video.string() + "\n");
+  monitor.signal(SIGHUP);
+  ASSERT_TRUE(eventually([&] { return api.state("cam3") == "running"; }, 30s))
+      << api.streams() << monitor.log();
+  EXPECT_EQ(api.stream("cam1")["retries"].get<uint64_t>(), retries_after_outage);
+  EXPECT_EQ(api.state("cam1"), "running");
+
+  // SIGTERM: clean exit, outputs flushed (every line is complete JSON).
+  monitor.signal(SIGTERM);
+  EXPECT_EQ(monitor.wait_exit(30s), 0) << monitor.log();
+  std::ifstream results(dir / "results.jsonl");
+  std::string line;
+  size_t lines = 0, cam1_lines = 0;
+  while (std::getline(results, line)) {
+    const json j = json::parse(line);  // throws (fails the test) on a torn line
+    ++lines;
+    if (j["stream_id"] == "cam1") ++cam1_lines;
+  }
+  EXPECT_GT(cam1_lines, 20u);
+  EXPECT_GT(lines, cam1_lines);
+  camera.stop();
+}

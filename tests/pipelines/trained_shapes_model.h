@@ -1,0 +1,67 @@
+// A small detector trained by yolo-trainer on an easy synthetic shapes set, and a synthetic video
+// whose shapes come from the same size range: what the end-to-end tests of the `yolo` element and
+// of yolo-monitor detect. Trained once per build folder (a few minutes on 2 cores) and cached,
+// keyed by the settings below; later tests and re-runs reuse it.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "run_command.h"
+#include "yolo/synth/synthetic_data.h"
+
+namespace yolo::testing {
+
+struct TrainedShapes {
+  std::filesystem::path video, labels, model;
+};
+
+// Two classes, 160 images of 192 px with 1..3 shapes of 20..45% of the short side, 60 epochs of
+// yolov8n with an optimiser step every batch (nbs=16). Measured on 2 cores: ~10 minutes; recall
+// at conf 0.25 / IoU 0.5 on the video: see test_yolo_detect.
+inline constexpr int kShapesImgsz = 192, kShapesTrainImages = 160, kShapesEpochs = 60;
+
+inline yolo::synth::SynthOptions shapes_options(const std::filesystem::path& dir) {
+  yolo::synth::SynthOptions o;
+  o.dir = dir;
+  o.train_images = kShapesTrainImages;
+  o.val_images = 16;
+  o.imgsz = kShapesImgsz;
+  o.num_classes = 2;
+  o.seed = 3;
+  o.max_objects = 3;
+  o.min_object_size = 0.2;
+  o.max_object_size = 0.45;
+  o.video = true;
+  o.video_frames = 60;
+  o.video_fps = 15;
+  o.video_objects = 3;
+  o.video_min_object_size = 0.2;
+  o.video_max_object_size = 0.45;
+  return o;
+}
+
+inline TrainedShapes trained_shapes_model() {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(YOLO_BINARY_DIR) / "test-e2e" /
+                        ("shapes-" + std::to_string(kShapesImgsz) + "-" +
+                         std::to_string(kShapesTrainImages) + "-" + std::to_string(kShapesEpochs));
+  const yolo::synth::SynthReport r =
+      yolo::synth::generate_synthetic_dataset(shapes_options(root / "data"));
+  TrainedShapes f{r.video, r.video_labels, root / "runs" / "train" / "weights" / "best.pt"};
+  if (!fs::exists(f.model)) {
+    const std::string cmd =
+        std::string(YOLO_TRAINER_BIN) + " train data=" + r.yaml.string() +
+        " imgsz=" + std::to_string(kShapesImgsz) + " epochs=" + std::to_string(kShapesEpochs) +
+        " model=yolov8n.yaml batch=16 nbs=16 device=cpu workers=1 plots=False exist_ok=True" +
+        " project=" + (root / "runs").string() + " name=train verbose=False";
+    const auto run = run_command(cmd);
+    EXPECT_EQ(run.exit_code, 0) << run.output.substr(
+        run.output.size() > 4000 ? run.output.size() - 4000 : 0);
+  }
+  return f;
+}
+
+}  // namespace yolo::testing
