@@ -8,7 +8,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -178,4 +180,48 @@ TEST(YoloPipeline, ExampleScriptsRun) {
   const std::string uri = "file://" + video;
   const auto multi = example("multi-camera.sh", model() + " " + uri + " " + uri);
   EXPECT_EQ(multi.exit_code, 0) << multi.output;
+}
+
+// Every `yolo key=value` shown in README.md, docs/*.md and pipelines/examples names a real
+// property with a value of its type (shell variables are not checked).
+TEST(YoloPipeline, DocumentedElementPropertiesExist) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files = {fs::path(YOLO_SOURCE_DIR) / "README.md"};
+  for (const auto& dir : {"docs", "pipelines/examples"})
+    for (const auto& e : fs::directory_iterator(fs::path(YOLO_SOURCE_DIR) / dir))
+      files.push_back(e.path());
+  GstElement* yolo = gst_element_factory_make("yolo", nullptr);
+  ASSERT_NE(yolo, nullptr);
+  size_t checked = 0;
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), {}), token;
+    // Tokens after a standalone "yolo" up to the next "!" (or the end of the line).
+    static const std::regex element(R"((?:^|[\s!(])yolo\s+([^!\n|]*))");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), element);
+         it != std::sregex_iterator(); ++it) {
+      std::stringstream props((*it)[1].str());
+      while (props >> token) {
+        const auto eq = token.find('=');
+        if (eq == std::string::npos || eq == 0) break;  // prose, not properties
+        const std::string key = token.substr(0, eq);
+        std::string value = token.substr(eq + 1);
+        if (!std::regex_match(key, std::regex("[a-z][a-z-]*"))) break;
+        SCOPED_TRACE(file.filename().string() + ": " + token);
+        GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(yolo), key.c_str());
+        EXPECT_NE(spec, nullptr) << "no property '" << key << "'";
+        ++checked;
+        if (!spec || value.find('$') != std::string::npos || value.find('<') != std::string::npos ||
+            value.find("...") != std::string::npos)
+          continue;
+        if (value.size() > 1 && value.front() == '"') value = value.substr(1, value.size() - 2);
+        GValue v = G_VALUE_INIT;
+        g_value_init(&v, spec->value_type);
+        EXPECT_TRUE(gst_value_deserialize(&v, value.c_str())) << "bad value for " << key;
+        g_value_unset(&v);
+      }
+    }
+  }
+  gst_object_unref(yolo);
+  EXPECT_GT(checked, 20u) << "the documents lost their examples?";
 }
