@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
   yolo::log::init();
   gst_init(&argc, &argv);
   const Args args = parse(argc, argv);
+  yolo::apply_thread_setting(0);  // every core for LibTorch, as yolo-trainer does
   fs::create_directories(args.out);
   if (!gst_element_factory_find("yolo"))
     throw std::runtime_error(
