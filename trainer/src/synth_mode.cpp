@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "yolo/synth/synthetic_data.h"
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/model_source.h"
@@ -18,6 +20,16 @@ int run_synth_mode(const Config& cfg) {
   o.seed = static_cast<uint64_t>(cfg.get_int("seed"));
   o.video = cfg.get_bool("video");
   o.video_frames = static_cast<int>(cfg.get_int("frames"));
+  o.max_objects = static_cast<int>(cfg.get_int("objects"));
+  o.min_object_size = cfg.get_float("min_size");
+  o.max_object_size = cfg.get_float("max_size");
+  // Set explicitly, the shape count and sizes shape the video too, so that a model trained on
+  // the images meets the same objects in it; otherwise the video keeps its own defaults.
+  if (cfg.was_set("objects")) o.video_objects = std::max(1, o.max_objects);
+  if (cfg.was_set("min_size") || cfg.was_set("max_size")) {
+    o.video_max_object_size = std::min(0.9, o.max_object_size);
+    o.video_min_object_size = std::min(std::max(0.01, o.min_object_size), o.video_max_object_size);
+  }
   if (o.dir.empty()) throw ConfigError("synth needs dir=PATH for the generated dataset");
   if (o.train_images < 1) throw ConfigError("images must be >= 1");
   try {
