@@ -16,9 +16,6 @@
 
 namespace yolo::gst {
 
-// The formats the element accepts, as in its pad template.
-inline constexpr const char* kSupportedFormats = "{ RGB, BGR, RGBx, BGRx, RGBA, BGRA, NV12, I420 }";
-
 std::optional<PixelFormat> pixel_format_of(GstVideoFormat format);
 
 // The planes of a mapped frame; valid while the frame stays mapped.
