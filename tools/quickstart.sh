@@ -58,6 +58,7 @@ echo "==> [8/9] TorchScript export of best.pt for deployment"
 echo "==> [9/9] the synthetic video through gst-launch-1.0 ... ! yolo http-port=$port ! ..."
 pipeline_dir="$run_dir/pipeline"
 mkdir -p "$pipeline_dir"
+rm -f "$pipeline_dir/snapshot.jpg"
 # clocksync plays the file at its frame rate, as a camera would, so the endpoint can be polled
 # while frames flow; the annotated frames are encoded to an MP4 next to the run.
 GST_PLUGIN_PATH="$build_dir/gst-plugins" gst-launch-1.0 -e \
@@ -75,12 +76,14 @@ for _ in $(seq 1 50); do
     found=$(grep -o '"class_name":"[^"]*","confidence":[0-9.]*' <<<"$body" |
       sed -E 's/"class_name":"([^"]*)","confidence":([0-9]\.[0-9]{2}).*/\1 \2/' | paste -sd, - || true)
     echo "    GET /api/v1/streams/synthetic/detections: frame $frame: ${found:-no detections}"
+    # The latest annotated frame, while the pipeline (and so its endpoint) is still up.
+    [[ -s "$pipeline_dir/snapshot.jpg" ]] ||
+      curl -sf "http://127.0.0.1:$port/api/v1/streams/synthetic/snapshot.jpg" \
+        -o "$pipeline_dir/snapshot.jpg" || true
     [[ $polled -ge 3 ]] && break
   fi
   sleep 0.5
 done
-curl -sf "http://127.0.0.1:$port/api/v1/streams/synthetic/snapshot.jpg" \
-  -o "$pipeline_dir/snapshot.jpg" || true
 wait "$gst_pid" || { echo "gst-launch-1.0 failed; see $pipeline_dir/gst-launch.log" >&2; exit 1; }
 [[ $polled -gt 0 ]] || { echo "the HTTP endpoint on port $port never answered" >&2; exit 1; }
 echo

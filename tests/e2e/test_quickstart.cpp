@@ -1,7 +1,7 @@
 // The README's main command at miniature size: tools/quickstart.sh from synthetic data through
 // training, validation, prediction and export to a gst-launch-1.0 pipeline with the `yolo`
 // element whose HTTP endpoint is polled. Same script, same steps; only the sizes shrink (48
-// images of 128 px, 2 epochs, 30 video frames) and install/build are skipped (ctest runs in a
+// images of 128 px, 2 epochs, 60 video frames) and install/build are skipped (ctest runs in a
 // built tree).
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ TEST(Quickstart, MiniatureRunFromSyntheticDataToDetectionsOverHttp) {
   const std::string cmd =
       "cd " + std::string(YOLO_SOURCE_DIR) + " && SKIP_SETUP=1 BUILD_DIR=" + build.string() +
       " RUN_DIR=" + run.string() +
-      " IMAGES=48 IMGSZ=128 EPOCHS=2 FRAMES=30 PORT=" + std::to_string(yolo::testing::free_port()) +
+      " IMAGES=48 IMGSZ=128 EPOCHS=2 FRAMES=60 PORT=" + std::to_string(yolo::testing::free_port()) +
       " tools/quickstart.sh";
   const auto r = yolo::testing::run_command(cmd);
   ASSERT_EQ(r.exit_code, 0) << r.output.substr(r.output.size() > 6000 ? r.output.size() - 6000 : 0);
