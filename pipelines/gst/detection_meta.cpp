@@ -1,4 +1,4 @@
-#include "detection_meta.h"
+#include "yolo/gst/detection_meta.h"
 
 #include <gst/video/gstvideometa.h>
 
@@ -46,7 +46,9 @@ std::vector<Detection> read_roi_metas(GstBuffer* buffer) {
     gst_structure_get_double(s, "confidence", &confidence);
     d.confidence = static_cast<float>(confidence);
     gst_structure_get_int(s, "class-id", &d.class_id);
-    if (const char* label = gst_structure_get_string(s, "label")) d.class_name = label;
+    const char* label = gst_structure_get_string(s, "label");
+    if (!label && roi->roi_type) label = g_quark_to_string(roi->roi_type);
+    d.class_name = label ? label : "class " + std::to_string(d.class_id);
     out.push_back(std::move(d));
   }
   return out;

@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "debug.h"
-#include "detection_meta.h"
 #include "http_service.h"
 #include "model_instance.h"
 #include "video_frames.h"
+#include "yolo/gst/detection_meta.h"
 #include "yolo/runtime/batcher.h"
 #include "yolo/runtime/engine.h"
 

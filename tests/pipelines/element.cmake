@@ -3,8 +3,7 @@ pkg_check_modules(GST_CHECK REQUIRED IMPORTED_TARGET gstreamer-check-1.0 gstream
   gstreamer-app-1.0)
 yolo_add_test(NAME test_yolo_element LABEL integration
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_element.cpp
-          ${PROJECT_SOURCE_DIR}/pipelines/gst/detection_meta.cpp
-  LIBS yolo_runtime PkgConfig::GST_CHECK)
+  LIBS yolo_gst_meta PkgConfig::GST_CHECK)
 add_dependencies(test_yolo_element gstyolo)
 # Whole pipelines: gst-launch-1.0 to EOS, the leaks tracer, the HTTP endpoint while playing.
 yolo_add_test(NAME test_yolo_pipeline LABEL integration
@@ -14,8 +13,7 @@ add_dependencies(test_yolo_pipeline gstyolo)
 # A model trained by yolo-trainer detects the synthetic video's shapes through the element.
 yolo_add_test(NAME test_yolo_detect LABEL slow TIMEOUT 1800
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_detect.cpp
-          ${PROJECT_SOURCE_DIR}/pipelines/gst/detection_meta.cpp
-  LIBS yolo_runtime yolo_synth PkgConfig::GST_CHECK nlohmann_json::nlohmann_json)
+  LIBS yolo_gst_meta yolo_synth PkgConfig::GST_CHECK nlohmann_json::nlohmann_json)
 target_compile_definitions(test_yolo_detect PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_yolo_detect gstyolo yolo-trainer)
 

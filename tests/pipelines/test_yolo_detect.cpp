@@ -15,10 +15,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "../../pipelines/gst/detection_meta.h"
 #include "gst_test_support.h"
 #include "run_command.h"
 #include "trained_shapes_model.h"
+#include "yolo/gst/detection_meta.h"
 
 namespace fs = std::filesystem;
 

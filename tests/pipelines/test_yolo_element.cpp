@@ -16,8 +16,8 @@
 #include <opencv2/imgproc.hpp>
 #include <thread>
 
-#include "../../pipelines/gst/detection_meta.h"
 #include "gst_test_support.h"
+#include "yolo/gst/detection_meta.h"
 #include "yolo/runtime/engine.h"
 
 namespace {

@@ -8,10 +8,10 @@
 #include <csignal>
 
 #include "yolo/core/device.h"
+#include "yolo/core/stop_signal.h"
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/modes.h"
 #include "yolo/trainer/predictor.h"
-#include "yolo/core/stop_signal.h"
 
 namespace yolo {
 

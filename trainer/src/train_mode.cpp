@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "yolo/core/device.h"
-#include "yolo/core/system_info.h"
 #include "yolo/core/stop_signal.h"
+#include "yolo/core/system_info.h"
 #include "yolo/trainer/trainer.h"
 
 namespace yolo {

@@ -1,6 +1,7 @@
 #include "yolo/monitor/sample_results.h"
 
-#include <gst/video/gstvideometa.h>
+#include "yolo/gst/detection_meta.h"
+
 #include <gst/video/video.h>
 
 #include <chrono>
@@ -21,27 +22,7 @@ FrameResult frame_result_from_sample(GstSample* sample, const std::string& strea
   GstBuffer* buffer = gst_sample_get_buffer(sample);
   if (!buffer) return r;
   if (GST_BUFFER_PTS_IS_VALID(buffer)) r.pts_ns = static_cast<int64_t>(GST_BUFFER_PTS(buffer));
-  gpointer state = nullptr;
-  while (GstMeta* meta = gst_buffer_iterate_meta_filtered(
-             buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
-    const auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(meta);
-    const GstStructure* params = gst_video_region_of_interest_meta_get_param(
-        const_cast<GstVideoRegionOfInterestMeta*>(roi), "detection");
-    if (!params) continue;  // another element's region, not a detection
-    Detection d;
-    d.x1 = static_cast<float>(roi->x);
-    d.y1 = static_cast<float>(roi->y);
-    d.x2 = static_cast<float>(roi->x + roi->w);
-    d.y2 = static_cast<float>(roi->y + roi->h);
-    double confidence = 0;
-    gst_structure_get_double(params, "confidence", &confidence);
-    d.confidence = static_cast<float>(confidence);
-    gst_structure_get_int(params, "class-id", &d.class_id);
-    const char* label = gst_structure_get_string(params, "label");
-    if (!label && roi->roi_type) label = g_quark_to_string(roi->roi_type);
-    d.class_name = label ? label : "class " + std::to_string(d.class_id);
-    r.detections.push_back(std::move(d));
-  }
+  r.detections = yolo::gst::read_roi_metas(buffer);
   return r;
 }
 

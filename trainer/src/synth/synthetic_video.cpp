@@ -64,7 +64,8 @@ std::vector<MovingShape> make_moving_shapes(const SynthOptions& o, cv::Size fram
   const int first_class = rng.uniform_int(0, o.num_classes - 1);
   for (int i = 0; i < o.video_objects; ++i) {
     MovingShape m;
-    const double diameter = rng.uniform(o.video_min_object_size, o.video_max_object_size) * frame.height;
+    const double diameter =
+        rng.uniform(o.video_min_object_size, o.video_max_object_size) * frame.height;
     const double r = diameter / 2;
     const cv::Point2d centre(rng.uniform(r, frame.width - r), rng.uniform(r, frame.height - r));
     m.spec = sample_shape_spec((first_class + i) % o.num_classes, centre, diameter, rng);

@@ -29,7 +29,9 @@ inline constexpr const char* kDetectionsMessage = "yolo-detections";
 void attach_roi_metas(GstBuffer* buffer, const std::vector<Detection>& detections, int width,
                       int height);
 
-// Reads the ROI metas back (tests, and applications that consume the element's output).
+// Reads the ROI metas back (yolo-monitor, tests, applications consuming the element's output).
+// Regions without a "detection" structure (other elements') are skipped; a missing label falls
+// back to the ROI type's name, then to "class N".
 std::vector<Detection> read_roi_metas(GstBuffer* buffer);
 
 // The message structure described above; the caller owns it.
