@@ -241,72 +241,125 @@ std::string today() {
 
 }  // namespace
 
-ModelMetadata export_torchscript(const DetectionModelImpl& source, const ExportOptions& options,
-                                 const fs::path& path,
-                                 const std::map<std::string, std::string>& extra_files) {
-  const c10::Device device(options.device);
-  if (options.half && !device.is_cuda()) {
+// What a cached trace depends on besides the weights: a model that differs in any of these
+// is traced again.
+std::string trace_signature(const DetectionModelImpl& m) {
+  const auto& d = m.detect();
+  return fmt::format("{}|{}|{}|{}|{}|{}", m.config().yaml_text, m.config().nc, m.config().scale,
+                     d.use_one2one, d.agnostic, m.input_channels());
+}
+
+struct TorchScriptExporter::Traced {
+  std::string signature;
+  std::shared_ptr<DetectionModelImpl> fused;  // its tensors are the module's tensors
+  torch::jit::Module module;
+  int64_t height = 0, width = 0;
+};
+
+TorchScriptExporter::TorchScriptExporter(ExportOptions options) : options_(std::move(options)) {
+  const c10::Device device(options_.device);
+  if (options_.half && !device.is_cuda()) {
     throw CheckpointError(
         "half=True needs a GPU device (device=0); FP16 export on the CPU is not "
         "supported");
   }
-  if (options.batch < 1) throw CheckpointError("export batch must be >= 1");
-  const int64_t stride = source.max_stride();
-  auto up = [&](int64_t v) { return static_cast<int64_t>(std::ceil(double(v) / stride)) * stride; };
-  const int64_t h = up(options.height), w = up(options.width);
-  if (h != options.height || w != options.width) {
-    spdlog::warn("export imgsz {}x{} is not a multiple of stride {}; using {}x{}", options.height,
-                 options.width, stride, h, w);
-  }
+  if (options_.batch < 1) throw CheckpointError("export batch must be >= 1");
+}
 
-  // The unfused weights travel with training checkpoints (exact restore for fine-tuning).
-  const std::string weights = options.include_weights ? pickle_state(source) : std::string();
+TorchScriptExporter::~TorchScriptExporter() = default;
+TorchScriptExporter::TorchScriptExporter(TorchScriptExporter&&) noexcept = default;
+TorchScriptExporter& TorchScriptExporter::operator=(TorchScriptExporter&&) noexcept = default;
+
+std::shared_ptr<DetectionModelImpl> TorchScriptExporter::fused_copy(
+    const DetectionModelImpl& source) const {
   auto model = clone_model(source);
   model->eval();
   model->fuse();
-  model->to(device, options.half ? torch::kHalf : torch::kFloat);
+  model->to(c10::Device(options_.device), options_.half ? torch::kHalf : torch::kFloat);
   for (auto& p : model->parameters()) p.set_requires_grad(false);
+  return model;
+}
 
+void TorchScriptExporter::trace(const DetectionModelImpl& source) {
+  const c10::Device device(options_.device);
+  const int64_t stride = source.max_stride();
+  auto up = [&](int64_t v) { return static_cast<int64_t>(std::ceil(double(v) / stride)) * stride; };
+  auto t = std::make_unique<Traced>();
+  t->height = up(options_.height), t->width = up(options_.width);
+  if (t->height != options_.height || t->width != options_.width) {
+    spdlog::warn("export imgsz {}x{} is not a multiple of stride {}; using {}x{}", options_.height,
+                 options_.width, stride, t->height, t->width);
+  }
+  t->signature = trace_signature(source);
+  t->fused = fused_copy(source);
+  DetectionModelImpl& model = *t->fused;
   int64_t anchors = 0;
-  for (double s : model->detect().stride) anchors += (h / int64_t(s)) * (w / int64_t(s));
-  model->detect().max_det = std::min(options.max_det, anchors);
+  for (double s : model.detect().stride)
+    anchors += (t->height / int64_t(s)) * (t->width / int64_t(s));
+  model.detect().max_det = std::min(options_.max_det, anchors);
 
   torch::NoGradGuard no_grad;
   torch::Tensor input = torch::zeros(
-      {options.batch, model->input_channels(), h, w},
-      torch::TensorOptions().device(device).dtype(options.half ? torch::kHalf : torch::kFloat));
-  for (int i = 0; i < 2; ++i) model->forward(input);  // dry runs: anchors cached as constants
+      {options_.batch, model.input_channels(), t->height, t->width},
+      torch::TensorOptions().device(device).dtype(options_.half ? torch::kHalf : torch::kFloat));
+  for (int i = 0; i < 2; ++i) model.forward(input);  // dry runs: anchors cached as constants
 
   auto cu = std::make_shared<torch::jit::CompilationUnit>();
-  torch::jit::Module jm = mirror(*model, cu);
+  t->module = mirror(model, cu);
   auto traced = torch::jit::tracer::trace(
       {input},
       [&](torch::jit::Stack in) -> torch::jit::Stack {
-        return {model->forward(in.at(0).toTensor())};
+        return {model.forward(in.at(0).toTensor())};
       },
       [](const torch::autograd::Variable&) { return std::string(); },
-      /*strict=*/false, /*force_outplace=*/false, &jm);
+      /*strict=*/false, /*force_outplace=*/false, &t->module);
   std::shared_ptr<torch::jit::Graph> graph = traced.first->graph;
   torch::jit::EliminateDeadCode(graph);
-  auto fn = cu->create_function(c10::QualifiedName(*jm.type()->name(), "forward"), graph);
-  jm.type()->addMethod(fn);
+  auto fn = cu->create_function(c10::QualifiedName(*t->module.type()->name(), "forward"), graph);
+  t->module.type()->addMethod(fn);
+  traced_ = std::move(t);
+}
+
+void TorchScriptExporter::refresh_weights(const DetectionModelImpl& source) {
+  // The fused copy has the cached model's structure, so its tensors line up by name; copying in
+  // place updates the traced module, which holds the very same tensors.
+  auto fresh = fused_copy(source);
+  torch::NoGradGuard no_grad;
+  auto copy_all = [](auto dst, const auto& src) {
+    for (auto& item : dst) {
+      const auto* from = src.find(item.key());
+      TORCH_CHECK(from, "TorchScriptExporter: the fused model lost '", item.key(), "'");
+      item.value().copy_(*from);
+    }
+  };
+  copy_all(traced_->fused->named_parameters(), fresh->named_parameters());
+  copy_all(traced_->fused->named_buffers(), fresh->named_buffers());
+}
+
+ModelMetadata TorchScriptExporter::save(const DetectionModelImpl& source, const fs::path& path,
+                                        const std::map<std::string, std::string>& extra_files) {
+  if (!traced_ || traced_->signature != trace_signature(source)) {
+    trace(source);
+  } else {
+    refresh_weights(source);
+  }
 
   ModelMetadata meta;
   const std::string model_name = source.config().name;
-  meta.description = options.description.empty()
+  meta.description = options_.description.empty()
                          ? fmt::format("yolo-edge {} detection model", model_name)
-                         : options.description;
+                         : options_.description;
   meta.date = today();
   meta.version = kVersion;
-  meta.stride = stride;
-  meta.batch = options.batch;
-  meta.imgsz = {h, w};
+  meta.stride = source.max_stride();
+  meta.batch = options_.batch;
+  meta.imgsz = {traced_->height, traced_->width};
   meta.names = source.names;
   meta.channels = source.input_channels();
-  meta.end2end = model->detect().end2end && model->detect().use_one2one;
-  meta.args = json{{"batch", options.batch},
+  meta.end2end = source.detect().end2end && source.detect().use_one2one;
+  meta.args = json{{"batch", options_.batch},
                    {"optimize", false},
-                   {"half", options.half},
+                   {"half", options_.half},
                    {"nms", false},
                    {"dynamic", false}};
 
@@ -320,10 +373,17 @@ ModelMetadata export_torchscript(const DetectionModelImpl& source, const ExportO
       {"yaml", cfg.yaml_text},
       {"source",
        cfg.source}}.dump();
-  if (options.include_weights) files[kWeightsFile] = weights;
+  // The unfused weights travel with training checkpoints (exact restore for fine-tuning).
+  if (options_.include_weights) files[kWeightsFile] = pickle_state(source);
   for (const auto& [k, v] : extra_files) files[k] = v;
-  write_atomically(path, [&](const fs::path& tmp) { jm.save(tmp.string(), files); });
+  write_atomically(path, [&](const fs::path& tmp) { traced_->module.save(tmp.string(), files); });
   return meta;
+}
+
+ModelMetadata export_torchscript(const DetectionModelImpl& source, const ExportOptions& options,
+                                 const fs::path& path,
+                                 const std::map<std::string, std::string>& extra_files) {
+  return TorchScriptExporter(options).save(source, path, extra_files);
 }
 
 // ---- load -----------------------------------------------------------------------------------

@@ -79,6 +79,59 @@ TEST(Checkpoint, ExportLoadMatchesEagerFused) {
   }
 }
 
+// The trainer saves every epoch through one exporter: later saves reuse the first trace with
+// the new weights, so each file must equal a fresh export of the weights it was saved from.
+TEST(Checkpoint, ExporterReusesItsTraceWithNewWeights) {
+  torch::manual_seed(2);
+  auto model = yolo::build_model("yolov8n.yaml", 2);
+  model->train();
+  {  // non-trivial BatchNorm statistics, so that fusing them matters
+    torch::NoGradGuard no_grad;
+    model->forward_train(torch::rand({2, 3, 64, 64}));
+  }
+  model->eval();
+  yolo::ExportOptions opts;
+  opts.height = opts.width = 64;
+  yolo::TorchScriptExporter exporter(opts);
+  const fs::path first = temp_dir() / "exporter_first.torchscript";
+  const fs::path second = temp_dir() / "exporter_second.torchscript";
+  const fs::path fresh = temp_dir() / "exporter_fresh.torchscript";
+  exporter.save(*model, first);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model->parameters()) p.add_(torch::randn_like(p) * 0.05);
+    for (auto& b : model->named_buffers())
+      if (b.key().find("running_var") != std::string::npos) b.value().mul_(1.5);
+  }
+  exporter.save(*model, second);
+  yolo::export_torchscript(*model, opts, fresh);
+
+  torch::NoGradGuard no_grad;
+  const torch::Tensor x = torch::rand({1, 3, 64, 64});
+  auto out = [&](const fs::path& p) {
+    return yolo::load_torchscript(p.string(), torch::kCPU).module.forward({x}).toTensor();
+  };
+  const torch::Tensor a = out(first), b = out(second), c = out(fresh);
+  EXPECT_GT((a - b).abs().max().item<double>(), 1e-2) << "the second save kept the old weights";
+  EXPECT_LE((b - c).abs().max().item<double>(), 1e-5);
+  auto restored = yolo::load_eager_model(second.string());  // the unfused weights are new too
+  for (const auto& p : model->named_parameters())
+    EXPECT_TRUE(torch::equal(p.value(), restored->named_parameters()[p.key()])) << p.key();
+
+  // Another architecture through the same exporter is traced anew, not forced into the old one.
+  auto other = yolo::build_model("yolo26n.yaml", 2);
+  const fs::path third = temp_dir() / "exporter_other.torchscript";
+  auto meta = exporter.save(*other, third);
+  EXPECT_EQ(meta.end2end, other->config().end2end);
+  auto fused = yolo::clone_model(*other);
+  fused->eval();
+  fused->fuse();
+  const torch::Tensor expected = fused->forward(x);
+  const torch::Tensor got = out(third);
+  ASSERT_EQ(got.sizes(), expected.sizes());
+  EXPECT_LE((got - expected).abs().max().item<double>(), 1e-4);
+}
+
 TEST(Checkpoint, ExportRoundsImgszToStrideAndRefusesHalfOnCpu) {
   auto model = yolo::build_model("yolov8n.yaml", 2);
   yolo::ExportOptions opts;

@@ -52,17 +52,20 @@ TrainState state_from_json(const json& j) {
 
 }  // namespace
 
+TorchScriptExporter make_checkpoint_exporter(ExportOptions options) {
+  options.include_weights = true;
+  options.device = "cpu";
+  options.half = false;
+  return TorchScriptExporter(std::move(options));
+}
+
 void save_training_checkpoint(const fs::path& path, const DetectionModelImpl& ema,
-                              const ExportOptions& options, const TrainCheckpoint& ckpt) {
+                              TorchScriptExporter& exporter, const TrainCheckpoint& ckpt) {
   std::map<std::string, std::string> extra{{kTrainStateFile, state_to_json(ckpt.state).dump(2)},
                                            {kArgsFile, ckpt.args_yaml}};
   if (!ckpt.model_weights.empty()) extra[kTrainModelFile] = ckpt.model_weights;
   if (!ckpt.optimizer.empty()) extra[kOptimizerFile] = pickle_tensors(ckpt.optimizer);
-  ExportOptions opts = options;
-  opts.include_weights = true;
-  opts.device = "cpu";
-  opts.half = false;
-  export_torchscript(ema, opts, path, extra);
+  exporter.save(ema, path, extra);
 }
 
 TrainCheckpoint load_training_checkpoint(const fs::path& path) {

@@ -534,6 +534,7 @@ TrainResult Trainer::train() {
   export_opts.height = export_opts.width = s.imgsz;
   export_opts.description = fmt::format("yolo-edge {} trained on {}", s.model->config().name,
                                         s.data.yaml_path.filename().string());
+  TorchScriptExporter exporter = make_checkpoint_exporter(export_opts);
 
   ValidatorOptions vopts;
   vopts.conf = 0.001;
@@ -579,7 +580,7 @@ TrainResult Trainer::train() {
     } else {
       ckpt.state.finished = true;
     }
-    save_training_checkpoint(path, s.ema->model(), export_opts, ckpt);
+    save_training_checkpoint(path, s.ema->model(), exporter, ckpt);
   };
 
   spdlog::info(
@@ -590,17 +591,25 @@ TrainResult Trainer::train() {
       fmt::format("{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}", "Epoch", "GPU_mem", "box_loss",
                   "cls_loss", "dfl_loss", "Instances", "Size");
 
+  // The loader starts an epoch's batches as soon as the previous epoch's last batch is taken, so
+  // that they are made while rank 0 validates and saves rather than after.
+  int loading_epoch = -1;
+  auto start_loading = [&](int e) {
+    s.train_loader->set_mosaic(!(close_mosaic > 0 && e >= s.epochs - close_mosaic));
+    const int64_t first_batch = e == s.start_epoch ? s.start_batch : 0;
+    s.train_loader->start_epoch(e, static_cast<size_t>(first_batch));
+    loading_epoch = e;
+  };
+
   int epoch = s.start_epoch;
   bool interrupted = false;
   for (; epoch < s.epochs; ++epoch) {
-    if (close_mosaic > 0 && epoch >= s.epochs - close_mosaic) {
-      if (epoch == s.epochs - close_mosaic) spdlog::info("Closing dataloader mosaic");
-      s.train_loader->set_mosaic(false);
-    }
+    if (close_mosaic > 0 && epoch == s.epochs - close_mosaic)
+      spdlog::info("Closing dataloader mosaic");
+    const auto t_epoch = Clock::now();
     s.model->train();
     set_frozen_bn_eval(*s.model, s.frozen);
-    const int64_t first_batch = epoch == s.start_epoch ? s.start_batch : 0;
-    s.train_loader->start_epoch(epoch, static_cast<size_t>(first_batch));
+    if (loading_epoch != epoch) start_loading(epoch);
     if (s.main) std::fprintf(stderr, "\n%s\n", header.c_str());
     ProgressBar bar(nb, cfg_.get_bool("verbose") && s.main);
     torch::Tensor tloss = torch::zeros({3}, torch::kDouble);
@@ -671,11 +680,13 @@ TrainResult Trainer::train() {
     if (interrupted) break;
     bar.finish();
     if (s.e2e_loss) s.e2e_loss->update();
+    if (epoch + 1 < s.epochs) start_loading(epoch + 1);
 
     // ---- validation, results, checkpoints (rank 0), then every rank's decision ----
     const bool final_epoch = epoch + 1 == s.epochs;
     bool stop_interrupt = stop_requested_, stop_patience = false, stop_time = false;
     if (s.main) {
+      const auto t_val = Clock::now();
       std::optional<ValidationResult> val;
       if (do_val || final_epoch) {
         val = validate(s.ema->model(), false);
@@ -706,8 +717,13 @@ TrainResult Trainer::train() {
       } else {
         ++s.ts.patience_counter;
       }
+      const auto t_save = Clock::now();
       save(s.last, true);
       if (improved) fs::copy_file(s.last, s.best, fs::copy_options::overwrite_existing);
+      spdlog::debug("epoch {}: train {:.2f} s, validate {:.2f} s, save {:.2f} s", epoch + 1,
+                    std::chrono::duration<double>(t_val - t_epoch).count(),
+                    std::chrono::duration<double>(t_save - t_val).count(),
+                    std::chrono::duration<double>(Clock::now() - t_save).count());
       if (save_period > 0 && (epoch + 1) % save_period == 0)
         fs::copy_file(s.last, s.save_dir / "weights" / fmt::format("epoch{}.pt", epoch + 1),
                       fs::copy_options::overwrite_existing);
@@ -760,7 +776,7 @@ TrainResult Trainer::train() {
     ckpt.state.finished = true;
     ckpt.state.date = utc_now();
     ckpt.args_yaml = cfg_.to_yaml();
-    save_training_checkpoint(s.best, *best_model, export_opts, ckpt);
+    save_training_checkpoint(s.best, *best_model, exporter, ckpt);
     spdlog::info("Validating {}...", s.best.string());
     ValidationResult final_val = validate(*best_model, true);
     std::fputs(metrics_table_rows(final_val.metrics, s.names, true).c_str(), stdout);

@@ -48,11 +48,14 @@ struct TrainCheckpoint {
   std::map<std::string, torch::Tensor> optimizer;
 };
 
-// Writes `path` atomically: the EMA model traced at imgsz (on the CPU, so the file loads on any
-// device) with the metadata, plus the training files. Empty model_weights / optimizer leave those
-// files out (final weights).
+// The exporter of a run's checkpoints: the model traced at imgsz on the CPU (so the file loads
+// on any device), with the unfused weights; one per run, so that the trace is made once.
+TorchScriptExporter make_checkpoint_exporter(ExportOptions options);
+
+// Writes `path` atomically: the EMA model with the metadata, plus the training files. Empty
+// model_weights / optimizer leave those files out (final weights).
 void save_training_checkpoint(const std::filesystem::path& path, const DetectionModelImpl& ema,
-                              const ExportOptions& options, const TrainCheckpoint& ckpt);
+                              TorchScriptExporter& exporter, const TrainCheckpoint& ckpt);
 
 // Reads the training files of one of our checkpoints without loading the model. Throws
 // CheckpointError naming the file when it is not a training checkpoint or they are corrupt.

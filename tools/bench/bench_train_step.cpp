@@ -1,0 +1,181 @@
+// Where a CPU training step's time goes, and what changes it.
+//
+//   build/bin/bench_train_step [--model yolov8n.yaml] [--imgsz 320] [--batch 16] [--steps 4]
+//
+// Builds real batches from a synthetic dataset (the trainer's loader with mosaic), then times the
+// phases of the trainer's step -- forward, loss (assigner included), backward, gradient clipping,
+// AdamW step, EMA update -- for several variants in one run, and prints a table with each
+// variant's images/s and its ratio to the baseline (the trainer's step as it was).
+#include <fmt/format.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "yolo/core/log.h"
+#include "yolo/core/system_info.h"
+#include "yolo/models/detection_model.h"
+#include "yolo/synth/synthetic_data.h"
+#include "yolo/trainer/data_loader.h"
+#include "yolo/trainer/loss.h"
+#include "yolo/trainer/model_ema.h"
+#include "yolo/trainer/optimizer.h"
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Args {
+  std::string model = "yolov8n.yaml";
+  int imgsz = 320, batch = 16, steps = 4, threads = 0;
+  fs::path out = "runs/bench/train_step";
+  std::string only;     // run only the variants whose name contains this
+  std::string profile;  // chrome trace of the baseline's counted steps
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--model")
+      a.model = v;
+    else if (k == "--imgsz")
+      a.imgsz = std::stoi(v);
+    else if (k == "--batch")
+      a.batch = std::stoi(v);
+    else if (k == "--steps")
+      a.steps = std::stoi(v);
+    else if (k == "--out")
+      a.out = v;
+    else if (k == "--threads")
+      a.threads = std::stoi(v);
+    else if (k == "--only")
+      a.only = v;
+    else if (k == "--profile")
+      a.profile = v;
+    else
+      throw std::invalid_argument(
+          "unknown option " + k +
+          " (--model --imgsz --batch --steps --threads --only --out --profile)");
+  }
+  return a;
+}
+
+struct Phases {
+  double forward = 0, loss = 0, backward = 0, clip = 0, step = 0, ema = 0;
+  double total() const { return forward + loss + backward + clip + step + ema; }
+};
+
+struct Variant {
+  std::string name;
+  bool channels_last = false;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  yolo::log::init();
+  Args args = parse(argc, argv);
+  yolo::apply_thread_setting(args.threads);
+  fs::create_directories(args.out);
+
+  yolo::synth::SynthOptions so;
+  so.dir = args.out / "data";
+  so.train_images = args.batch * args.steps;
+  so.val_images = 4;
+  so.imgsz = args.imgsz;
+  auto report = yolo::synth::generate_synthetic_dataset(so);
+  auto cfg = yolo::load_dataset_config(report.yaml);
+  auto scan = yolo::scan_dataset(yolo::list_images(cfg.splits.at("train")), cfg.nc, 2);
+  yolo::LoaderOptions lo;
+  lo.imgsz = args.imgsz;
+  lo.batch = args.batch;
+  lo.workers = 1;
+  yolo::DataLoader loader(scan.images, lo);
+  loader.start_epoch(0);
+  std::vector<yolo::Batch> batches;
+  while (auto b = loader.next()) batches.push_back(std::move(*b));
+
+  const std::vector<Variant> variants = {{"baseline (contiguous NCHW)", false},
+                                         {"channels_last", true}};
+  struct Row {
+    std::string name;
+    Phases p;
+  };
+  std::vector<Row> rows;
+  for (const auto& v : variants) {
+    if (!args.only.empty() && v.name.find(args.only) == std::string::npos) continue;
+    torch::manual_seed(0);
+    auto model = yolo::build_model(args.model, cfg.nc);
+    if (v.channels_last) {
+      torch::NoGradGuard no_grad;
+      for (auto& w : model->parameters())
+        if (w.dim() == 4) w.set_data(w.data().contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+    model->train();
+    auto& det = model->detect();
+    yolo::DetectionLoss loss_fn(cfg.nc, det.reg_max, det.stride, {7.5, 0.5, 1.5});
+    yolo::Optimizer opt(
+        yolo::OptimizerKind::kAdamW,
+        yolo::make_param_groups(*model, yolo::OptimizerKind::kAdamW, 0.001429, 0.9, 0.0005));
+    yolo::ModelEMA ema(*model);
+    Phases sum;
+    std::unique_ptr<torch::autograd::profiler::RecordProfile> profiler;
+    for (int i = -1; i < args.steps; ++i) {  // i = -1: warm-up, not counted
+      if (i == 0 && !args.profile.empty() && &v == &variants.front())
+        profiler = std::make_unique<torch::autograd::profiler::RecordProfile>(args.profile);
+      const auto& b = batches[static_cast<size_t>(std::max(i, 0)) % batches.size()];
+      Phases p;
+      auto t = Clock::now();
+      torch::Tensor x = b.images;
+      if (v.channels_last) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
+      auto head = model->forward_train(x);
+      p.forward = seconds_since(t), t = Clock::now();
+      auto [anchors, strides] = det.anchors_for(head.one2many.feats);
+      auto loss = loss_fn(head.one2many, anchors, strides, b.targets);
+      p.loss = seconds_since(t), t = Clock::now();
+      loss.total.backward();
+      p.backward = seconds_since(t), t = Clock::now();
+      auto params = model->parameters();
+      torch::nn::utils::clip_grad_norm_(params, 10.0);
+      p.clip = seconds_since(t), t = Clock::now();
+      opt.step();
+      opt.zero_grad();
+      p.step = seconds_since(t), t = Clock::now();
+      ema.update(*model);
+      p.ema = seconds_since(t);
+      if (i < 0) continue;
+      sum.forward += p.forward, sum.loss += p.loss, sum.backward += p.backward;
+      sum.clip += p.clip, sum.step += p.step, sum.ema += p.ema;
+    }
+    rows.push_back({v.name, sum});
+  }
+
+  const double n = args.steps;
+  fmt::print(
+      "\nTraining step phases, {} nc={} imgsz {} batch {}, {} steps, {} threads (ms/step)\n\n",
+      args.model, cfg.nc, args.imgsz, args.batch, args.steps, yolo::torch_threads());
+  fmt::print("| {:<28} | {:>8} | {:>8} | {:>8} | {:>8} | {:>8} | {:>8} | {:>8} | {:>8} | {:>7} |\n",
+             "variant", "forward", "loss", "backward", "clip", "AdamW", "EMA", "total", "img/s",
+             "ratio");
+  fmt::print("|{:-<30}|{:->10}|{:->10}|{:->10}|{:->10}|{:->10}|{:->10}|{:->10}|{:->10}|{:->9}|\n",
+             "", "", "", "", "", "", "", "", "", "");
+  const double base_ips = n * args.batch / rows.front().p.total();
+  for (const auto& r : rows) {
+    const double ips = n * args.batch / r.p.total();
+    fmt::print(
+        "| {:<28} | {:>8.0f} | {:>8.0f} | {:>8.0f} | {:>8.0f} | {:>8.0f} | {:>8.0f} | {:>8.0f} | "
+        "{:>8.1f} | {:>6.2f}x |\n",
+        r.name, 1e3 * r.p.forward / n, 1e3 * r.p.loss / n, 1e3 * r.p.backward / n,
+        1e3 * r.p.clip / n, 1e3 * r.p.step / n, 1e3 * r.p.ema / n, 1e3 * r.p.total() / n, ips,
+        ips / base_ips);
+  }
+  return 0;
+}
