@@ -241,6 +241,8 @@ std::string today() {
 
 }  // namespace
 
+namespace {
+
 // What a cached trace depends on besides the weights: a model that differs in any of these
 // is traced again.
 std::string trace_signature(const DetectionModelImpl& m) {
@@ -248,6 +250,8 @@ std::string trace_signature(const DetectionModelImpl& m) {
   return fmt::format("{}|{}|{}|{}|{}|{}", m.config().yaml_text, m.config().nc, m.config().scale,
                      d.use_one2one, d.agnostic, m.input_channels());
 }
+
+}  // namespace
 
 struct TorchScriptExporter::Traced {
   std::string signature;

@@ -1,6 +1,7 @@
 // Where a CPU training step's time goes, and what changes it.
 //
 //   build/bin/bench_train_step [--model yolov8n.yaml] [--imgsz 320] [--batch 16] [--steps 4]
+//                              [--threads N] [--only NAME] [--profile trace.json]   (--help)
 //
 // Builds real batches from a synthetic dataset (the trainer's loader with mosaic), then times the
 // phases of the trainer's step -- forward, loss (assigner included), backward, gradient clipping,
@@ -9,6 +10,8 @@
 #include <fmt/format.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
+
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -35,38 +38,10 @@ double seconds_since(Clock::time_point t0) {
 struct Args {
   std::string model = "yolov8n.yaml";
   int imgsz = 320, batch = 16, steps = 4, threads = 0;
-  fs::path out = "runs/bench/train_step";
+  std::string out = "runs/bench/train_step";
   std::string only;     // run only the variants whose name contains this
   std::string profile;  // chrome trace of the baseline's counted steps
 };
-
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--model")
-      a.model = v;
-    else if (k == "--imgsz")
-      a.imgsz = std::stoi(v);
-    else if (k == "--batch")
-      a.batch = std::stoi(v);
-    else if (k == "--steps")
-      a.steps = std::stoi(v);
-    else if (k == "--out")
-      a.out = v;
-    else if (k == "--threads")
-      a.threads = std::stoi(v);
-    else if (k == "--only")
-      a.only = v;
-    else if (k == "--profile")
-      a.profile = v;
-    else
-      throw std::invalid_argument(
-          "unknown option " + k +
-          " (--model --imgsz --batch --steps --threads --only --out --profile)");
-  }
-  return a;
-}
 
 struct Phases {
   double forward = 0, loss = 0, backward = 0, clip = 0, step = 0, ema = 0;
@@ -81,13 +56,24 @@ struct Variant {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Args args;
+  CLI::App app{"bench_train_step: where a CPU training step's time goes (docs/benchmarks.md)"};
+  app.add_option("--model", args.model, "model YAML")->capture_default_str();
+  app.add_option("--imgsz", args.imgsz, "training image size")->capture_default_str();
+  app.add_option("--batch", args.batch, "images per step")->capture_default_str();
+  app.add_option("--steps", args.steps, "timed steps per variant")->capture_default_str();
+  app.add_option("--threads", args.threads, "compute threads (0: all cores)")
+      ->capture_default_str();
+  app.add_option("--only", args.only, "run only the variants whose name contains this");
+  app.add_option("--out", args.out, "folder for the synthetic data")->capture_default_str();
+  app.add_option("--profile", args.profile, "write a chrome trace of the baseline's steps");
+  CLI11_PARSE(app, argc, argv);
   yolo::log::init();
-  Args args = parse(argc, argv);
   yolo::apply_thread_setting(args.threads);
   fs::create_directories(args.out);
 
   yolo::synth::SynthOptions so;
-  so.dir = args.out / "data";
+  so.dir = fs::path(args.out) / "data";
   so.train_images = args.batch * args.steps;
   so.val_images = 4;
   so.imgsz = args.imgsz;

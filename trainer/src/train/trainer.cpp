@@ -766,8 +766,8 @@ TrainResult Trainer::train() {
   if (interrupted || !s.main) return out;
 
   // ---- final: strip optimiser state, validate best.pt with plots ----
-  // Where the time went, so that a slow run says whether training, validation or checkpoints
-  // dominate (validation every epoch costs the most on small sets; val=False skips it).
+  // Where the time went: on small sets per-epoch validation and checkpoints are a visible share
+  // (val=False skips the per-epoch validation), and a slow run should say which part was slow.
   spdlog::info(
       "{} epochs completed in {:.3f} hours (training {:.0f} s, validation {:.0f} s, checkpoints "
       "{:.0f} s).",
