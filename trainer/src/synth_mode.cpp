@@ -23,6 +23,7 @@ int run_synth_mode(const Config& cfg) {
   o.max_objects = static_cast<int>(cfg.get_int("objects"));
   o.min_object_size = cfg.get_float("min_size");
   o.max_object_size = cfg.get_float("max_size");
+  o.clutter = cfg.get_bool("clutter");
   // Set explicitly, the shape count and sizes shape the video too, so that a model trained on
   // the images meets the same objects in it; otherwise the video keeps its own defaults.
   if (cfg.was_set("objects")) o.video_objects = std::max(1, o.max_objects);

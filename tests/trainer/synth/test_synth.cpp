@@ -227,6 +227,40 @@ TEST_F(SynthTest, LabelsAreTightBoxesOfVisiblePixels) {
 }
 
 // Same seed: identical files whatever the thread count; another seed: different data.
+// clutter=false: every background pixel is one colour and every shape is flat; the default
+// set has textured backgrounds and noisy shapes.
+TEST_F(SynthTest, ClutterFalseDrawsFlatColoursOnly) {
+  auto colours_where = [](const cv::Mat& image, const cv::Mat& mask) {
+    std::set<uint32_t> seen;
+    for (int y = 0; y < image.rows; ++y)
+      for (int x = 0; x < image.cols; ++x)
+        if (mask.at<uint8_t>(y, x)) {
+          const auto p = image.at<cv::Vec3b>(y, x);
+          seen.insert(static_cast<uint32_t>(p[0]) << 16 | static_cast<uint32_t>(p[1]) << 8 | p[2]);
+        }
+    return seen.size();
+  };
+  SynthOptions flat = small("flat");
+  flat.clutter = false;
+  SynthOptions busy = small("busy");
+  int shapes = 0;
+  for (int i = 0; i < 6; ++i) {
+    const SynthImage f = yolo::synth::render_synthetic_image(flat, SynthSplit::kTrain, i);
+    cv::Mat background = cv::Mat(f.image.size(), CV_8UC1, cv::Scalar(255));
+    for (const auto& obj : f.objects) {
+      ++shapes;
+      background.setTo(0, obj.visible_mask);
+      EXPECT_EQ(colours_where(f.image, obj.visible_mask), 1u) << "image " << i;
+    }
+    EXPECT_EQ(colours_where(f.image, background), 1u) << "image " << i;
+
+    const SynthImage b = yolo::synth::render_synthetic_image(busy, SynthSplit::kTrain, i);
+    const cv::Mat everywhere(b.image.size(), CV_8UC1, cv::Scalar(255));
+    EXPECT_GT(colours_where(b.background, everywhere), 100u) << "image " << i;
+  }
+  EXPECT_GT(shapes, 0);
+}
+
 TEST_F(SynthTest, DeterministicForSeedAndThreadCount) {
   SynthOptions a = small("a");
   a.threads = 1;

@@ -22,7 +22,14 @@ double colour_distance(const cv::Scalar& a, const cv::Scalar& b) {
 
 }  // namespace
 
-Background make_background(cv::Size size, Random& rng) {
+Background make_background(cv::Size size, Random& rng, bool clutter) {
+  if (!clutter) {
+    const cv::Vec3f c = random_colour(rng) * 0.7f + cv::Vec3f::all(38);
+    Background flat;
+    flat.image = cv::Mat(size, CV_8UC3, cv::Scalar(c[0], c[1], c[2]));
+    flat.noise_sigma = 0;
+    return flat;
+  }
   // Gradient between two colours, pulled towards the middle so shapes of any colour can contrast.
   const cv::Vec3f c0 = random_colour(rng) * 0.7f + cv::Vec3f::all(38);
   const cv::Vec3f c1 = random_colour(rng) * 0.7f + cv::Vec3f::all(38);

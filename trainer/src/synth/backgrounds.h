@@ -16,7 +16,8 @@ struct Background {
 
 // A two-colour gradient at a random angle, plus low-frequency colour blobs, plus a few random
 // straight lines (distractor edges), plus Gaussian sensor noise.
-Background make_background(cv::Size size, Random& rng);
+// With `clutter` false: one flat colour, no lines, no noise (noise_sigma 0).
+Background make_background(cv::Size size, Random& rng, bool clutter = true);
 
 // A random colour that stands out from `avoid` (the local background mean) and, as far as
 // possible, from `also_avoid` (colours of shapes it may overlap), so occlusion edges stay

@@ -167,7 +167,9 @@ ShapeRaster rasterize_shape(const ShapeSpec& spec) {
   return raster;
 }
 
-cv::Mat make_shape_fill(cv::Size size, const cv::Scalar& colour, double noise_sigma, Random& rng) {
+cv::Mat make_shape_fill(cv::Size size, const cv::Scalar& colour, double noise_sigma, Random& rng,
+                        bool clutter) {
+  if (!clutter) return cv::Mat(size, CV_8UC3, colour);
   // Shading: brightness changes by up to ±strength across the shape along a random direction.
   const double strength = rng.uniform(0.05, 0.18);
   const double t = rng.uniform(0.0, 2 * kPi);

@@ -46,6 +46,8 @@ ShapeRaster rasterize_shape(const ShapeSpec& spec);
 
 // The colours of a shape: `colour` with a soft linear shading across it (as if lit from one
 // side) and Gaussian noise of `noise_sigma` grey levels. CV_8UC3 of `size`.
-cv::Mat make_shape_fill(cv::Size size, const cv::Scalar& colour, double noise_sigma, Random& rng);
+// With `clutter` false the fill is the flat colour (no shading, no noise).
+cv::Mat make_shape_fill(cv::Size size, const cv::Scalar& colour, double noise_sigma, Random& rng,
+                        bool clutter = true);
 
 }  // namespace yolo::synth

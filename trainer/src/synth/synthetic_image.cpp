@@ -34,7 +34,7 @@ SynthImage render_synthetic_image(const SynthOptions& options, SynthSplit split,
   Random rng(stream_seed(options.seed, static_cast<uint64_t>(split), static_cast<uint64_t>(index)));
 
   const cv::Size size = sample_image_size(options.imgsz, rng);
-  Background bg = make_background(size, rng);
+  Background bg = make_background(size, rng, options.clutter);
 
   const int count = (options.max_objects == 0 || rng.chance(options.background_fraction))
                         ? 0
@@ -64,7 +64,7 @@ SynthImage render_synthetic_image(const SynthOptions& options, SynthSplit split,
     }
     const cv::Scalar local_bg = roi.empty() ? cv::mean(bg.image) : cv::mean(bg.image(roi));
     const cv::Scalar colour = pick_contrasting_colour(local_bg, neighbours, rng);
-    s.fill = make_shape_fill(s.raster.mask.size(), colour, bg.noise_sigma, rng);
+    s.fill = make_shape_fill(s.raster.mask.size(), colour, bg.noise_sigma, rng, options.clutter);
     shapes.push_back(std::move(s));
   }
 

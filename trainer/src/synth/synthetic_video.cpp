@@ -76,7 +76,7 @@ std::vector<MovingShape> make_moving_shapes(const SynthOptions& o, cv::Size fram
     const cv::Scalar colour = pick_contrasting_colour(cv::mean(background), colours, rng);
     colours.push_back(colour);
     const int patch = static_cast<int>(std::ceil(diameter)) + 8;
-    m.texture = make_shape_fill({patch, patch}, colour, noise_sigma, rng);
+    m.texture = make_shape_fill({patch, patch}, colour, noise_sigma, rng, o.clutter);
     shapes.push_back(std::move(m));
   }
   return shapes;
@@ -105,7 +105,7 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
   validate_synth_options(options);
   Random rng(stream_seed(options.seed, kVideoStream, 0));
   const cv::Size frame_size = video_frame_size(options.imgsz);
-  const Background bg = make_background(frame_size, rng);
+  const Background bg = make_background(frame_size, rng, options.clutter);
   std::vector<MovingShape> moving =
       make_moving_shapes(options, frame_size, bg.image, bg.noise_sigma, rng);
 

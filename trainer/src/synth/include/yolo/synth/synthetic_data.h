@@ -48,6 +48,10 @@ struct SynthOptions {
   double min_visible_fraction = 0.30;
   int min_box_px = 4;
   int jpeg_quality = 90;  // JPEG quality of the written images, 1..100
+  // Textured gradient backgrounds with distractor lines, sensor noise and shaded, noisy shapes
+  // (true); or flat-coloured backgrounds and shapes without lines or noise (false): an easy set
+  // of the kind small shape demos use. Applies to the still images and the video.
+  bool clutter = true;
 
   // ---- video ----
   bool video = false;      // generate_synthetic_dataset also writes video/synthetic.{mp4,jsonl}
