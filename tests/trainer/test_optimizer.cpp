@@ -57,6 +57,41 @@ TEST(Optimizer, AdamWFirstStepIsSignTimesLrPlusDecoupledDecay) {
   EXPECT_NEAR(p[1].item<double>(), -1.0 * (1 - 0.001) + 0.01, 1e-6);
 }
 
+// Many steps with changing gradients and a learning rate changed between steps (as warm-up
+// does): the same trajectory as LibTorch's own Adam / AdamW, which match PyTorch's.
+TEST(Optimizer, AdamFamilyFollowsLibTorchOverManySteps) {
+  for (bool decoupled : {true, false}) {
+    torch::manual_seed(5);
+    const torch::Tensor start = torch::randn({4, 3});
+    auto ours = start.clone().requires_grad_(true);
+    auto theirs = start.clone().requires_grad_(true);
+    const double lr = 0.002, wd = 0.05;
+    yolo::Optimizer opt(decoupled ? yolo::OptimizerKind::kAdamW : yolo::OptimizerKind::kAdam,
+                        {one_param_group("w", ours, lr, 0.9, wd)});
+    std::unique_ptr<torch::optim::Optimizer> ref;
+    if (decoupled)
+      ref = std::make_unique<torch::optim::AdamW>(
+          std::vector<torch::Tensor>{theirs},
+          torch::optim::AdamWOptions(lr).betas({0.9, 0.999}).eps(1e-8).weight_decay(wd));
+    else
+      ref = std::make_unique<torch::optim::Adam>(
+          std::vector<torch::Tensor>{theirs},
+          torch::optim::AdamOptions(lr).betas({0.9, 0.999}).eps(1e-8).weight_decay(wd));
+    for (int step = 0; step < 25; ++step) {
+      const double step_lr = lr * (step + 1) / 25.0;  // a ramp, like the warm-up
+      opt.groups()[0].lr = step_lr;
+      ref->param_groups()[0].options().set_lr(step_lr);
+      const torch::Tensor g = torch::randn({4, 3}) * (1.0 + step % 3);
+      ours.mutable_grad() = g.clone();
+      theirs.mutable_grad() = g.clone();
+      opt.step();
+      ref->step();
+    }
+    EXPECT_LE((ours - theirs).abs().max().item<double>(), 1e-6) << "decoupled=" << decoupled;
+    EXPECT_GT((ours - start).abs().max().item<double>(), 1e-3);  // it did move
+  }
+}
+
 TEST(Optimizer, AdamAddsL2DecayToTheGradient) {
   auto p = torch::tensor({1.0}).requires_grad_(true);
   yolo::Optimizer opt(yolo::OptimizerKind::kAdam, {one_param_group("w", p, 0.01, 0.9, 1.0)});
