@@ -5,10 +5,12 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "yolo/models/detection_model.h"
 #include "yolo/trainer/amp_check.h"
 #include "yolo/trainer/model_ema.h"
+#include "yolo/trainer/multi_scale.h"
 #include "yolo/trainer/optimizer.h"
 #include "yolo/trainer/schedule.h"
 
@@ -309,4 +311,26 @@ TEST(AmpCheck, DeviceRules) {
   });
   EXPECT_FALSE(failing.enabled);
   EXPECT_NE(failing.reason.find("invalid device function"), std::string::npos);
+}
+
+TEST(MultiScale, SizesCoverTheRangeInStrideStepsAndRepeatForAnIteration) {
+  std::set<int64_t> seen;
+  for (int64_t ni = 0; ni < 300; ++ni) {
+    const int64_t s = yolo::multi_scale_size(320, 0.5, 32, 7, ni);
+    EXPECT_EQ(s % 32, 0) << s;
+    EXPECT_GE(s, 160);
+    EXPECT_LE(s, 480);
+    EXPECT_EQ(s, yolo::multi_scale_size(320, 0.5, 32, 7, ni)) << "same (seed, ni), same size";
+    seen.insert(s);
+  }
+  EXPECT_EQ(seen, (std::set<int64_t>{160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480}));
+  for (int64_t ni = 0; ni < 20; ++ni) EXPECT_EQ(yolo::multi_scale_size(320, 0.0, 32, 7, ni), 320);
+}
+
+TEST(MultiScale, BatchResizedToTheLongSideInStrideMultiples) {
+  const torch::Tensor images = torch::rand({2, 3, 64, 96});
+  const torch::Tensor bigger = yolo::resize_batch(images, 128, 32);
+  EXPECT_EQ(bigger.sizes(), (std::vector<int64_t>{2, 3, 96, 128}));  // 85.3 rounded up to 96
+  EXPECT_NEAR(bigger.mean().item<double>(), images.mean().item<double>(), 0.02);
+  EXPECT_TRUE(yolo::resize_batch(images, 96, 32).is_same(images));
 }

@@ -177,6 +177,41 @@ TEST(Train, Yolo26TrainsWithTheEndToEndLossAndMuSGD) {
   EXPECT_NE(lines[0].find("lr/pg7"), std::string::npos) << "MuSGD has 8 parameter groups";
 }
 
+// multi_scale resizes every batch: the same seed then trains differently from fixed-size
+// batches, and out-of-range fractions are refused.
+TEST(Train, MultiScaleChangesTheBatchesAndChecksItsRange) {
+  yolo::testing::TempDir tmp("train_multi_scale");
+  const fs::path data = make_dataset(tmp.path);
+  auto first_box_loss = [&](const std::string& name, const std::string& fraction) {
+    yolo::Config cfg = tiny_run(data, tmp.path / "runs", name);
+    cfg.apply_text_overrides({{"epochs", "1"}, {"plots", "false"}, {"multi_scale", fraction}});
+    yolo::TrainResult r = yolo::Trainer(cfg).train();
+    EXPECT_EQ(r.epochs_completed, 1);
+    const auto lines = csv_lines(r.save_dir / "results.csv");
+    EXPECT_EQ(lines.size(), 2u);
+    return lines.size() > 1 ? lines[1] : std::string();
+  };
+  const std::string fixed = first_box_loss("fixed", "0.0");
+  const std::string fixed_again = first_box_loss("fixed_again", "0.0");
+  const std::string scaled = first_box_loss("scaled", "0.5");
+  // Columns after epoch and time: the train losses.
+  auto losses = [](const std::string& row) {
+    const size_t a = row.find(','), b = row.find(',', a + 1);
+    return row.substr(b + 1, 40);
+  };
+  EXPECT_EQ(losses(fixed), losses(fixed_again)) << "a seed repeats a run";
+  EXPECT_NE(losses(fixed), losses(scaled)) << "multi_scale left the batches as they were";
+
+  yolo::Config bad = tiny_run(data, tmp.path / "runs", "bad");
+  bad.apply_text_overrides({{"multi_scale", "1.5"}});
+  try {
+    yolo::Trainer t(bad);
+    ADD_FAILURE() << "multi_scale=1.5 was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("multi_scale=1.5"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Train, SettingsErrorsNameTheFix) {
   yolo::testing::TempDir tmp("train_errors");
   const fs::path data = make_dataset(tmp.path);

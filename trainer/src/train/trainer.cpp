@@ -24,6 +24,7 @@
 #include "yolo/trainer/mixed_precision.h"
 #include "yolo/trainer/model_ema.h"
 #include "yolo/trainer/model_source.h"
+#include "yolo/trainer/multi_scale.h"
 #include "yolo/trainer/optimizer.h"
 #include "yolo/trainer/plots.h"
 #include "yolo/trainer/progress_bar.h"
@@ -245,8 +246,12 @@ Trainer::Trainer(Config config, DistributedEnv dist)
                     s.batch, world, world));
   s.epochs = static_cast<int>(cfg_.get_int("epochs"));
   if (s.epochs < 1) throw ConfigError("epochs must be >= 1");
-  if (cfg_.get_float("multi_scale") > 0)
-    throw ConfigError("multi_scale is not supported yet; train with multi_scale=0.0");
+  const double multi_scale = cfg_.get_float("multi_scale");
+  if (multi_scale < 0 || multi_scale >= 1)
+    throw ConfigError(fmt::format(
+        "multi_scale={} is out of range: give a fraction in [0, 1), e.g. multi_scale=0.5 for "
+        "sizes from imgsz/2 to 1.5 imgsz",
+        multi_scale));
   if (cfg_.get_bool("rect"))
     throw ConfigError(
         "rect=True is not supported for training (mosaic needs square batches); "
@@ -519,6 +524,11 @@ TrainResult Trainer::train() {
   const bool do_val = cfg_.get_bool("val");
   const int patience = static_cast<int>(cfg_.get_int("patience"));
   const int close_mosaic = static_cast<int>(cfg_.get_int("close_mosaic"));
+  const double multi_scale = cfg_.get_float("multi_scale");
+  const int64_t stride = s.model->max_stride();
+  // Every rank draws its own size, as Ultralytics' ranks do (their seeds differ by rank).
+  const uint64_t scale_seed =
+      static_cast<uint64_t>(cfg_.get_int("seed")) + static_cast<uint64_t>(std::max(dist_.rank, 0));
   const int save_period = static_cast<int>(cfg_.get_int("save_period"));
   const double time_limit_h = cfg_.is_null("time") ? 0.0 : cfg_.get_float("time");
   const int64_t nb = static_cast<int64_t>(s.train_loader->batches_per_epoch());
@@ -623,6 +633,9 @@ TrainResult Trainer::train() {
       const int64_t ni = i + nb * epoch;
       const int accumulate = apply_schedule(s.schedule, *s.optimizer, ni, warmup, epoch);
       torch::Tensor images = batch->images.to(s.device, /*non_blocking=*/true);
+      if (multi_scale > 0)
+        images = resize_batch(
+            images, multi_scale_size(s.imgsz, multi_scale, stride, scale_seed, ni), stride);
       LossOutput loss;
       {
         AutocastScope scope(s.amp);
@@ -660,7 +673,7 @@ TrainResult Trainer::train() {
                  fmt::format("{:>11}{:>11}{:>11.4g}{:>11.4g}{:>11.4g}{:>11}{:>11}",
                              fmt::format("{}/{}", epoch + 1, s.epochs), memory_text(s.device),
                              tloss[0].item<double>(), tloss[1].item<double>(),
-                             tloss[2].item<double>(), batch->targets.size(0), s.imgsz));
+                             tloss[2].item<double>(), batch->targets.size(0), images.size(3)));
       if (plots && epoch == 0 && i < kTrainBatchPlots)
         save_plot(s.save_dir / fmt::format("train_batch{}.jpg", i), plot_batch(*batch, s.names));
       if (on_batch_) on_batch_(ni);
