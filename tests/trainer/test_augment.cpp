@@ -139,3 +139,29 @@ TEST(Augment, LetterboxSampleAndLongSide) {
   EXPECT_EQ(l.image.rows, 128);
   expect_consistent(l, 1, "letterbox");
 }
+
+// MixUp blends near half and half (r ~ Beta(32, 32)) and keeps the boxes of both images.
+TEST(Augment, MixupBlendsImagesAndKeepsBothBoxSets) {
+  yolo::Rng rng(11);
+  Sample a = boxes_image(64, 48, {cv::Rect(4, 4, 10, 10)});
+  Sample b = boxes_image(64, 48, {cv::Rect(30, 20, 12, 8), cv::Rect(50, 5, 6, 6)});
+  a.image.setTo(cv::Scalar::all(200));
+  b.image.setTo(cv::Scalar::all(100));
+  std::vector<double> levels;
+  for (int i = 0; i < 20; ++i) {
+    Sample m = yolo::mixup(a, b, rng);
+    ASSERT_EQ(m.boxes.size(), 3u);
+    EXPECT_EQ(m.boxes[1].x1, 30.0f);  // b's boxes follow a's, unchanged
+    double lo, hi;
+    cv::minMaxLoc(m.image.reshape(1), &lo, &hi);
+    EXPECT_EQ(lo, hi) << "one blend weight per image";
+    EXPECT_GT(lo, 125);  // 100 + 100 r with r within ~4 standard deviations (0.062) of 0.5
+    EXPECT_LT(lo, 175);
+    levels.push_back(lo);
+  }
+  EXPECT_GT(*std::max_element(levels.begin(), levels.end()),
+            *std::min_element(levels.begin(), levels.end()))
+      << "the weight is drawn anew each time";
+  Sample small = boxes_image(32, 32, {});
+  EXPECT_THROW(yolo::mixup(a, small, rng), std::invalid_argument);
+}

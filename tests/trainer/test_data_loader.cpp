@@ -157,3 +157,33 @@ TEST(DataLoader, FractionCacheAndErrors) {
       },
       std::runtime_error);
 }
+
+// mixup=1 blends a second augmented sample into every training image: each batch carries at
+// least the boxes it has without mixup, more in total; closing mosaic turns mixup off too.
+TEST(DataLoader, MixupAddsTheSecondSamplesBoxesUntilMosaicCloses) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_mixup");
+  yolo::LoaderOptions o;
+  o.imgsz = 64;
+  o.batch = 4;
+  o.workers = 1;
+  yolo::DataLoader plain(records, o);
+  o.hyp.mixup = 1.0;
+  yolo::DataLoader mixed(records, o);
+  int64_t plain_boxes = 0, mixed_boxes = 0;
+  for (size_t pos = 0; pos < records.size(); ++pos) {
+    const auto a = plain.make_sample(pos, 0), b = mixed.make_sample(pos, 0);
+    EXPECT_GE(b.boxes.size(), a.boxes.size()) << "position " << pos;
+    plain_boxes += static_cast<int64_t>(a.boxes.size());
+    mixed_boxes += static_cast<int64_t>(b.boxes.size());
+  }
+  EXPECT_GT(mixed_boxes, plain_boxes);
+
+  mixed.set_mosaic(false);
+  plain.set_mosaic(false);
+  mixed.start_epoch(1);
+  plain.start_epoch(1);
+  auto mb = mixed.next(), pb = plain.next();
+  ASSERT_TRUE(mb && pb);
+  EXPECT_TRUE(torch::equal(mb->images, pb->images)) << "mixup must be off once mosaic closes";
+  EXPECT_TRUE(torch::equal(mb->targets, pb->targets));
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <opencv2/imgproc.hpp>
+#include <stdexcept>
 
 namespace yolo {
 namespace {
@@ -200,6 +201,26 @@ Sample letterbox_sample(const Sample& s, const LetterboxOptions& opts, Letterbox
   }
   if (t_out) *t_out = t;
   return out;
+}
+
+}  // namespace yolo
+
+namespace yolo {
+
+Sample mixup(Sample a, const Sample& b, Rng& rng) {
+  if (a.image.size() != b.image.size() || a.image.type() != b.image.type())
+    throw std::invalid_argument("mixup: the two images differ in size or type");
+  // Beta(32, 32) as X / (X + Y) with X, Y ~ Gamma(32, 1).
+  std::gamma_distribution<double> gamma(32.0, 1.0);
+  const double x = gamma(rng), y = gamma(rng);
+  const double r = x / (x + y);
+  // A new buffer: a cv::Mat copy shares pixels, so blending in place would also change the
+  // caller's image when `a` was passed by copy.
+  cv::Mat blended;
+  cv::addWeighted(a.image, r, b.image, 1 - r, 0.0, blended);
+  a.image = blended;
+  a.boxes.insert(a.boxes.end(), b.boxes.begin(), b.boxes.end());
+  return a;
 }
 
 }  // namespace yolo

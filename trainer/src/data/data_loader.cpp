@@ -132,17 +132,26 @@ Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* t
     }
     return out;
   }
-  Sample out;
-  if (mosaic_ && std::uniform_real_distribution<double>(0, 1)(rng) < opts_.hyp.mosaic) {
-    std::vector<Sample> tiles{load(record)};
-    std::uniform_int_distribution<size_t> pick(0, records_.size() - 1);
-    for (int i = 0; i < 3; ++i) tiles.push_back(load(pick(rng)));
-    out = random_perspective(mosaic4(tiles, s, rng), opts_.hyp, s, s, rng);
-  } else {
+  std::uniform_int_distribution<size_t> pick(0, records_.size() - 1);
+  // Ultralytics' pre_transform: mosaic (or a letterbox) then the random perspective.
+  auto pre_transform = [&](size_t first) {
+    if (mosaic_ && std::uniform_real_distribution<double>(0, 1)(rng) < opts_.hyp.mosaic) {
+      std::vector<Sample> tiles{load(first)};
+      for (int i = 0; i < 3; ++i) tiles.push_back(load(pick(rng)));
+      return random_perspective(mosaic4(tiles, s, rng), opts_.hyp, s, s, rng);
+    }
     LetterboxOptions lb;
     lb.height = lb.width = s;
     lb.scaleup = false;
-    out = random_perspective(letterbox_sample(load(record), lb), opts_.hyp, s, s, rng);
+    return random_perspective(letterbox_sample(load(first), lb), opts_.hyp, s, s, rng);
+  };
+  Sample out = pre_transform(record);
+  // MixUp with a second pre-transformed sample; off once mosaic closes, as in Ultralytics. The
+  // probability is only drawn when mixup is on, so mixup=0 leaves every other draw as it was.
+  if (opts_.hyp.mixup > 0 && mosaic_ &&
+      std::uniform_real_distribution<double>(0, 1)(rng) < opts_.hyp.mixup) {
+    const size_t other = pick(rng);
+    out = mixup(std::move(out), pre_transform(other), rng);
   }
   random_hsv(out.image, opts_.hyp, rng);
   random_flips(out, opts_.hyp, rng);

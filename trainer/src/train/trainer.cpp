@@ -354,7 +354,8 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   hyp.shear = cfg_.get_float("shear"), hyp.perspective = cfg_.get_float("perspective");
   hyp.flipud = cfg_.get_float("flipud"), hyp.fliplr = cfg_.get_float("fliplr");
   hyp.mosaic = cfg_.get_float("mosaic");
-  for (const char* unsupported : {"mixup", "cutmix", "bgr"})
+  hyp.mixup = cfg_.get_float("mixup");
+  for (const char* unsupported : {"cutmix", "bgr"})
     if (cfg_.get_float(unsupported) > 0)
       spdlog::warn("{}={} is not implemented yet and is ignored", unsupported,
                    cfg_.get_float(unsupported));

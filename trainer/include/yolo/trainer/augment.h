@@ -29,6 +29,7 @@ struct AugmentParams {
   double degrees = 0.0, translate = 0.1, scale = 0.5, shear = 0.0, perspective = 0.0;
   double flipud = 0.0, fliplr = 0.5;
   double mosaic = 1.0;  // probability
+  double mixup = 0.0;   // probability of blending in a second augmented sample (while mosaic is on)
 };
 
 using Rng = std::mt19937_64;
@@ -50,6 +51,10 @@ void random_hsv(cv::Mat& bgr, const AugmentParams& p, Rng& rng);
 
 // Vertical (flipud) and horizontal (fliplr) flips with their probabilities.
 void random_flips(Sample& s, const AugmentParams& p, Rng& rng);
+
+// Ultralytics' MixUp: a * r + b * (1 - r) with r ~ Beta(32, 32) (so near 0.5), rounded to 8 bits;
+// the boxes of both. The images must have the same size.
+Sample mixup(Sample a, const Sample& b, Rng& rng);
 
 // Ultralytics' box_candidates: the original (w1, h1) scaled by `scale` on both sides, compared
 // with the transformed (w2, h2).
