@@ -206,7 +206,8 @@ TEST(YoloPipeline, DocumentedElementPropertiesExist) {
         if (eq == std::string::npos || eq == 0) break;  // prose, not properties
         const std::string key = token.substr(0, eq);
         std::string value = token.substr(eq + 1);
-        if (!std::regex_match(key, std::regex("[a-z][a-z-]*"))) break;
+        static const std::regex property_name("[a-z][a-z-]*");
+        if (!std::regex_match(key, property_name)) break;
         SCOPED_TRACE(file.filename().string() + ": " + token);
         GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(yolo), key.c_str());
         EXPECT_NE(spec, nullptr) << "no property '" << key << "'";
