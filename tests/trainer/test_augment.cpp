@@ -165,3 +165,72 @@ TEST(Augment, MixupBlendsImagesAndKeepsBothBoxSets) {
   Sample small = boxes_image(32, 32, {});
   EXPECT_THROW(yolo::mixup(a, small, rng), std::invalid_argument);
 }
+
+// CutMix pastes one rectangle of b into a, never over a's boxes, and adds b's boxes that are at
+// least 10% inside it, clipped to it.
+namespace {
+
+// Channel values that differ between two images of the same size and type.
+int differing_values(const cv::Mat& a, const cv::Mat& b) {
+  cv::Mat diff = a != b;
+  return cv::countNonZero(diff.reshape(1));
+}
+
+}  // namespace
+
+TEST(Augment, CutmixPastesARegionFreeOfTheFirstImagesBoxes) {
+  const cv::Rect a_box(4, 4, 12, 10);
+  Sample a = boxes_image(64, 48, {a_box});
+  Sample b;
+  b.image = cv::Mat(48, 64, CV_8UC3, cv::Scalar::all(100));
+  // A grid of 8x8 boxes over all of b, so any pasted area carries some of them.
+  for (int y = 0; y < 48; y += 8)
+    for (int x = 0; x < 64; x += 8) b.boxes.push_back({2, float(x), float(y), x + 8.f, y + 8.f});
+  const cv::Mat a_before = a.image.clone();
+  int pasted_runs = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    yolo::Rng rng(seed);
+    Sample m = yolo::cutmix(a, b, rng);
+    EXPECT_EQ(differing_values(a.image, a_before), 0) << "the caller's image must not change";
+    ASSERT_GE(m.boxes.size(), 1u);
+    EXPECT_EQ(m.boxes[0].x1, a_box.x);  // a's own box stays first and unchanged
+    cv::Mat diff = m.image != a.image, changed;
+    cv::reduce(diff.reshape(1, m.image.rows * m.image.cols), changed, 1, cv::REDUCE_MAX);
+    changed = changed.reshape(1, m.image.rows);
+    if (m.boxes.size() == 1) {
+      EXPECT_EQ(cv::countNonZero(changed), 0) << "no boxes pasted, so no pixels either";
+      continue;
+    }
+    ++pasted_runs;
+    const cv::Rect region = cv::boundingRect(changed);
+    EXPECT_EQ(cv::countNonZero(changed), region.area()) << "one filled rectangle";
+    EXPECT_EQ((region & a_box).area(), 0) << "the pasted area covers a's box";
+    EXPECT_EQ(differing_values(m.image(region), b.image(region)), 0) << "pixels from b";
+    size_t expected = 0;
+    for (const auto& bb : b.boxes) {
+      const cv::Rect r(int(bb.x1), int(bb.y1), 8, 8);
+      if ((r & region).area() >= 0.1 * 64) ++expected;
+    }
+    EXPECT_EQ(m.boxes.size() - 1, expected) << "b's boxes at least 10% inside the area";
+    for (size_t i = 1; i < m.boxes.size(); ++i) {
+      const auto& p = m.boxes[i];
+      EXPECT_EQ(p.cls, 2);
+      EXPECT_GE(p.x1, region.x);
+      EXPECT_GE(p.y1, region.y);
+      EXPECT_LE(p.x2, region.x + region.width);
+      EXPECT_LE(p.y2, region.y + region.height);
+      EXPECT_GT(p.x2, p.x1);
+      EXPECT_GT(p.y2, p.y1);
+    }
+  }
+  EXPECT_GT(pasted_runs, 10) << "most draws should find a free area";
+
+  // An image that a's boxes cover entirely has no free area: unchanged.
+  Sample full = boxes_image(64, 48, {cv::Rect(0, 0, 64, 48)});
+  yolo::Rng rng(1);
+  Sample same = yolo::cutmix(full, b, rng);
+  EXPECT_EQ(same.boxes.size(), 1u);
+  EXPECT_EQ(differing_values(same.image, full.image), 0);
+  Sample small = boxes_image(32, 32, {});
+  EXPECT_THROW(yolo::cutmix(a, small, rng), std::invalid_argument);
+}

@@ -187,3 +187,58 @@ TEST(DataLoader, MixupAddsTheSecondSamplesBoxesUntilMosaicCloses) {
   EXPECT_TRUE(torch::equal(mb->images, pb->images)) << "mixup must be off once mosaic closes";
   EXPECT_TRUE(torch::equal(mb->targets, pb->targets));
 }
+
+TEST(DataLoader, CutmixAddsBoxesOfTheSecondSampleUntilMosaicCloses) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_cutmix");
+  yolo::LoaderOptions o;
+  o.imgsz = 64;
+  o.batch = 4;
+  o.workers = 1;
+  yolo::DataLoader plain(records, o);
+  o.hyp.cutmix = 1.0;
+  yolo::DataLoader cut(records, o);
+  int64_t plain_boxes = 0, cut_boxes = 0;
+  for (size_t pos = 0; pos < records.size(); ++pos) {
+    const auto a = plain.make_sample(pos, 0), b = cut.make_sample(pos, 0);
+    EXPECT_GE(b.boxes.size(), a.boxes.size()) << "position " << pos;
+    plain_boxes += static_cast<int64_t>(a.boxes.size());
+    cut_boxes += static_cast<int64_t>(b.boxes.size());
+  }
+  EXPECT_GT(cut_boxes, plain_boxes);
+
+  cut.set_mosaic(false);
+  plain.set_mosaic(false);
+  cut.start_epoch(1);
+  plain.start_epoch(1);
+  auto cb = cut.next(), pb = plain.next();
+  ASSERT_TRUE(cb && pb);
+  EXPECT_TRUE(torch::equal(cb->images, pb->images)) << "cutmix must be off once mosaic closes";
+  EXPECT_TRUE(torch::equal(cb->targets, pb->targets));
+}
+
+// bgr=1 feeds every training image as BGR: the same batch with its channels reversed. The draw
+// comes last, so nothing else about the samples changes.
+TEST(DataLoader, BgrReversesTheChannelsAndNothingElse) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_bgr");
+  yolo::LoaderOptions o;
+  o.imgsz = 64;
+  o.batch = 4;
+  o.workers = 1;
+  yolo::DataLoader rgb(records, o);
+  o.hyp.bgr = 1.0;
+  yolo::DataLoader bgr(records, o);
+  const auto a = epoch_batches(rgb, 0), b = epoch_batches(bgr, 0);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(torch::equal(a[i].images.flip(1), b[i].images)) << "batch " << i;
+    EXPECT_TRUE(torch::equal(a[i].targets, b[i].targets)) << "batch " << i;
+  }
+  // Validation never swaps.
+  o.augment = false;
+  o.shuffle = false;
+  yolo::DataLoader val_plain(records, o);
+  o.hyp.bgr = 0.0;
+  yolo::DataLoader val_ref(records, o);
+  const auto v1 = epoch_batches(val_plain, 0), v2 = epoch_batches(val_ref, 0);
+  EXPECT_TRUE(torch::equal(v1.front().images, v2.front().images));
+}

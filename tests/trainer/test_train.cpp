@@ -231,6 +231,10 @@ TEST(Train, SettingsErrorsNameTheFix) {
             std::string::npos);
   EXPECT_NE(message({{"resume", (tmp.path / "nope.pt").string()}}).find("nope.pt"),
             std::string::npos);
+  // Probabilities and fractions outside [0, 1] are typos, refused by name.
+  EXPECT_NE(message({{"mixup", "1.5"}}).find("mixup=1.5 is out of range"), std::string::npos);
+  EXPECT_NE(message({{"fliplr", "-0.5"}}).find("fliplr=-0.5"), std::string::npos);
+  EXPECT_EQ(message({{"cutmix", "1"}, {"bgr", "0.1"}}), "") << "in range, so accepted";
 }
 
 TEST(Val, ValidatesACheckpointThroughTheRuntimeAndWritesEveryFile) {

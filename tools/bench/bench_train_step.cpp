@@ -51,6 +51,7 @@ struct Phases {
 struct Variant {
   std::string name;
   bool channels_last = false;
+  bool onednn = true;  // false: LibTorch's own im2col + BLAS convolutions
 };
 
 }  // namespace
@@ -89,8 +90,9 @@ int main(int argc, char** argv) {
   std::vector<yolo::Batch> batches;
   while (auto b = loader.next()) batches.push_back(std::move(*b));
 
-  const std::vector<Variant> variants = {{"baseline (contiguous NCHW)", false},
-                                         {"channels_last", true}};
+  const std::vector<Variant> variants = {{"baseline (contiguous NCHW)", false, true},
+                                         {"channels_last", true, true},
+                                         {"no oneDNN (im2col + BLAS)", false, false}};
   struct Row {
     std::string name;
     Phases p;
@@ -98,6 +100,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   for (const auto& v : variants) {
     if (!args.only.empty() && v.name.find(args.only) == std::string::npos) continue;
+    at::globalContext().setUserEnabledMkldnn(v.onednn);
     torch::manual_seed(0);
     auto model = yolo::build_model(args.model, cfg.nc);
     if (v.channels_last) {

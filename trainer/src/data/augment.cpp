@@ -223,4 +223,64 @@ Sample mixup(Sample a, const Sample& b, Rng& rng) {
   return a;
 }
 
+namespace {
+
+// Ultralytics' bbox_ioa: the fraction of `box`'s area inside the rectangle.
+double area_fraction_inside(const cv::Rect2d& area, const PixelBox& box) {
+  const double iw =
+      std::min<double>(area.x + area.width, box.x2) - std::max<double>(area.x, box.x1);
+  const double ih =
+      std::min<double>(area.y + area.height, box.y2) - std::max<double>(area.y, box.y1);
+  const double inter = std::max(iw, 0.0) * std::max(ih, 0.0);
+  return inter / ((box.x2 - box.x1) * (box.y2 - box.y1) + 1e-7);
+}
+
+// Ultralytics' CutMix._rand_bbox: sides sqrt(1 - lambda) of the image's, centre anywhere, clipped.
+cv::Rect2d random_cut_area(int w, int h, Rng& rng) {
+  const double lambda = std::uniform_real_distribution<double>(0, 1)(rng);  // Beta(1, 1)
+  const double ratio = std::sqrt(1 - lambda);
+  const int cut_w = static_cast<int>(w * ratio), cut_h = static_cast<int>(h * ratio);
+  const int cx = std::uniform_int_distribution<int>(0, w - 1)(rng);
+  const int cy = std::uniform_int_distribution<int>(0, h - 1)(rng);
+  const int x1 = std::clamp(cx - cut_w / 2, 0, w), x2 = std::clamp(cx + cut_w / 2, 0, w);
+  const int y1 = std::clamp(cy - cut_h / 2, 0, h), y2 = std::clamp(cy + cut_h / 2, 0, h);
+  return {static_cast<double>(x1), static_cast<double>(y1), static_cast<double>(x2 - x1),
+          static_cast<double>(y2 - y1)};
+}
+
+}  // namespace
+
+Sample cutmix(Sample a, const Sample& b, Rng& rng) {
+  if (a.image.size() != b.image.size() || a.image.type() != b.image.type())
+    throw std::invalid_argument("cutmix: the two images differ in size or type");
+  constexpr int kAreas = 3;
+  constexpr double kMinInside = 0.1;  // of a pasted box's area (0.01 is for segments)
+  std::vector<cv::Rect2d> free_areas;
+  for (int i = 0; i < kAreas; ++i) {
+    const cv::Rect2d area = random_cut_area(a.image.cols, a.image.rows, rng);
+    double covered = 0;
+    for (const PixelBox& box : a.boxes) covered += area_fraction_inside(area, box);
+    if (covered <= 0) free_areas.push_back(area);
+  }
+  if (free_areas.empty()) return a;
+  const cv::Rect2d area =
+      free_areas[std::uniform_int_distribution<size_t>(0, free_areas.size() - 1)(rng)];
+  std::vector<PixelBox> pasted;
+  for (PixelBox box : b.boxes) {
+    if (area_fraction_inside(area, box) < kMinInside) continue;
+    box.x1 = static_cast<float>(std::clamp<double>(box.x1, area.x, area.x + area.width));
+    box.x2 = static_cast<float>(std::clamp<double>(box.x2, area.x, area.x + area.width));
+    box.y1 = static_cast<float>(std::clamp<double>(box.y1, area.y, area.y + area.height));
+    box.y2 = static_cast<float>(std::clamp<double>(box.y2, area.y, area.y + area.height));
+    pasted.push_back(box);
+  }
+  if (pasted.empty()) return a;
+  // A copy first: `a.image` may share its pixels with the caller's image (see mixup).
+  a.image = a.image.clone();
+  const cv::Rect region(area);
+  b.image(region).copyTo(a.image(region));
+  a.boxes.insert(a.boxes.end(), pasted.begin(), pasted.end());
+  return a;
+}
+
 }  // namespace yolo

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "yolo/runtime/input_tensor.h"
 
@@ -153,8 +154,22 @@ Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* t
     const size_t other = pick(rng);
     out = mixup(std::move(out), pre_transform(other), rng);
   }
+  // CutMix the same way, after MixUp (Ultralytics' order).
+  if (opts_.hyp.cutmix > 0 && mosaic_ &&
+      std::uniform_real_distribution<double>(0, 1)(rng) < opts_.hyp.cutmix) {
+    const size_t other = pick(rng);
+    out = cutmix(std::move(out), pre_transform(other), rng);
+  }
   random_hsv(out.image, opts_.hyp, rng);
   random_flips(out, opts_.hyp, rng);
+  // Ultralytics' Format swaps BGR to RGB except with probability `bgr`. The batch tensor swaps
+  // every image, so a sample that is to stay BGR is reversed here first. Drawn last and only when
+  // bgr > 0, so the rest of the sample and every other run are unchanged.
+  if (opts_.hyp.bgr > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < opts_.hyp.bgr) {
+    cv::Mat reversed;
+    cv::cvtColor(out.image, reversed, cv::COLOR_BGR2RGB);
+    out.image = reversed;
+  }
   return out;
 }
 

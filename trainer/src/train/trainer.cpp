@@ -252,6 +252,16 @@ Trainer::Trainer(Config config, DistributedEnv dist)
         "multi_scale={} is out of range: give a fraction in [0, 1), e.g. multi_scale=0.5 for "
         "sizes from imgsz/2 to 1.5 imgsz",
         multi_scale));
+  // Probabilities and fractions (Ultralytics' CFG_FRACTION_KEYS): 1.5 or -1 is a typo, not a
+  // setting, and would otherwise silently act as 1 or 0.
+  for (const char* key :
+       {"hsv_h", "hsv_s", "hsv_v", "translate", "scale", "perspective", "flipud", "fliplr", "bgr",
+        "mosaic", "mixup", "cutmix", "fraction", "lrf", "momentum", "warmup_momentum"}) {
+    const double v = cfg_.get_float(key);
+    if (v < 0 || v > 1)
+      throw ConfigError(
+          fmt::format("{}={} is out of range: it is a fraction or probability in [0, 1]", key, v));
+  }
   if (cfg_.get_bool("rect"))
     throw ConfigError(
         "rect=True is not supported for training (mosaic needs square batches); "
@@ -354,11 +364,8 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   hyp.shear = cfg_.get_float("shear"), hyp.perspective = cfg_.get_float("perspective");
   hyp.flipud = cfg_.get_float("flipud"), hyp.fliplr = cfg_.get_float("fliplr");
   hyp.mosaic = cfg_.get_float("mosaic");
-  hyp.mixup = cfg_.get_float("mixup");
-  for (const char* unsupported : {"cutmix", "bgr"})
-    if (cfg_.get_float(unsupported) > 0)
-      spdlog::warn("{}={} is not implemented yet and is ignored", unsupported,
-                   cfg_.get_float(unsupported));
+  hyp.mixup = cfg_.get_float("mixup"), hyp.cutmix = cfg_.get_float("cutmix");
+  hyp.bgr = cfg_.get_float("bgr");
   s.train_loader = std::make_unique<DataLoader>(s.train_records, train_opts);
   LoaderOptions val_opts = train_opts;
   val_opts.rank = 0, val_opts.world = 1;  // rank 0 validates alone

@@ -19,7 +19,7 @@ struct PixelBox {
 };
 
 struct Sample {
-  cv::Mat image;  // 8-bit BGR
+  cv::Mat image;  // 8-bit BGR (RGB once the `bgr` draw has reversed it; see DataLoader)
   std::vector<PixelBox> boxes;
 };
 
@@ -30,6 +30,8 @@ struct AugmentParams {
   double flipud = 0.0, fliplr = 0.5;
   double mosaic = 1.0;  // probability
   double mixup = 0.0;   // probability of blending in a second augmented sample (while mosaic is on)
+  double cutmix = 0.0;  // probability of pasting a region of a second augmented sample (same)
+  double bgr = 0.0;     // probability of feeding the network BGR instead of RGB
 };
 
 using Rng = std::mt19937_64;
@@ -55,6 +57,13 @@ void random_flips(Sample& s, const AugmentParams& p, Rng& rng);
 // Ultralytics' MixUp: a * r + b * (1 - r) with r ~ Beta(32, 32) (so near 0.5), rounded to 8 bits;
 // the boxes of both. The images must have the same size.
 Sample mixup(Sample a, const Sample& b, Rng& rng);
+
+// Ultralytics' CutMix (beta 1, 3 candidate areas): draws three rectangles of area fraction
+// 1 - lambda, lambda ~ U(0, 1), around random centres; keeps those no box of `a` reaches into and
+// picks one at random. Pixels there come from `b`, with b's boxes that have at least 10% of their
+// area inside it, clipped to it. `a` comes back unchanged when no area is free of a's boxes or
+// none of b's boxes qualifies. The images must have the same size.
+Sample cutmix(Sample a, const Sample& b, Rng& rng);
 
 // Ultralytics' box_candidates: the original (w1, h1) scaled by `scale` on both sides, compared
 // with the transformed (w2, h2).
