@@ -140,9 +140,10 @@ TEST(DataLoader, FractionCacheAndErrors) {
   EXPECT_THROW(yolo::DataLoader({}, o), std::invalid_argument);
   yolo::DataLoader not_started(records, o);
   EXPECT_THROW(not_started.next(), std::logic_error);
-  yolo::LoaderOptions rect_train = o;
-  rect_train.rect = true;
-  EXPECT_THROW(yolo::DataLoader(records, rect_train), std::invalid_argument);
+  yolo::LoaderOptions rect_ddp = o;
+  rect_ddp.rect = true;
+  rect_ddp.world = 2;
+  EXPECT_THROW(yolo::DataLoader(records, rect_ddp), std::invalid_argument);
   // A file removed after the check is an error from next(), not a crash.
   fs::remove(records[3].image);
   o.cache_ram = false;
@@ -241,4 +242,45 @@ TEST(DataLoader, BgrReversesTheChannelsAndNothingElse) {
   yolo::DataLoader val_ref(records, o);
   const auto v1 = epoch_batches(val_plain, 0), v2 = epoch_batches(val_ref, 0);
   EXPECT_TRUE(torch::equal(v1.front().images, v2.front().images));
+}
+
+// Rect training: batches keep their aspect-ratio shape and order every epoch. With the random
+// geometry and colour off, a training batch is exactly validation's letterbox at pad 0.
+TEST(DataLoader, RectTrainingKeepsTheBatchShapesAndOrder) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_rect_train");
+  yolo::LoaderOptions o;
+  o.imgsz = 128;
+  o.batch = 4;
+  o.workers = 1;
+  o.rect = true;
+  o.rect_pad = 0.0;
+  o.shuffle = false;
+  yolo::DataLoader train(records, o);
+  const auto e0 = epoch_batches(train, 0), e1 = epoch_batches(train, 1);
+  ASSERT_EQ(e0.size(), 3u);
+  bool some_not_square = false;
+  for (size_t k = 0; k < e0.size(); ++k) {
+    auto [h, w] = train.batch_shape(k);
+    EXPECT_EQ(e0[k].images.size(2), h);
+    EXPECT_EQ(e0[k].images.size(3), w);
+    some_not_square = some_not_square || h != w;
+    EXPECT_EQ(e0[k].paths, e1[k].paths) << "rect batches are not shuffled";
+    EXPECT_FALSE(torch::equal(e0[k].images, e1[k].images)) << "but augmented anew each epoch";
+    EXPECT_GT(e0[k].targets.size(0), 0);
+  }
+  EXPECT_TRUE(some_not_square);
+
+  o.hyp = yolo::AugmentParams{};
+  o.hyp.hsv_h = o.hyp.hsv_s = o.hyp.hsv_v = 0;
+  o.hyp.translate = o.hyp.scale = 0;
+  o.hyp.fliplr = 0;
+  yolo::DataLoader still(records, o);
+  o.augment = false;
+  yolo::DataLoader val(records, o);
+  const auto a = epoch_batches(still, 0), b = epoch_batches(val, 0);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_TRUE(torch::equal(a[k].images, b[k].images)) << "batch " << k;
+    EXPECT_TRUE(torch::allclose(a[k].targets, b[k].targets, 0, 1e-5)) << "batch " << k;
+  }
 }

@@ -237,6 +237,19 @@ TEST(Train, SettingsErrorsNameTheFix) {
   EXPECT_EQ(message({{"cutmix", "1"}, {"bgr", "0.1"}}), "") << "in range, so accepted";
 }
 
+TEST(Train, RectTrainingRunsOnRectangularBatches) {
+  yolo::testing::TempDir tmp("train_rect");
+  const fs::path data = make_dataset(tmp.path);
+  yolo::Config cfg = tiny_run(data, tmp.path / "runs", "rect");
+  cfg.apply_text_overrides({{"epochs", "1"}, {"plots", "false"}, {"rect", "true"}});
+  yolo::Trainer trainer(cfg);
+  const yolo::TrainResult r = trainer.train();
+  EXPECT_EQ(r.epochs_completed, 1);
+  EXPECT_TRUE(fs::exists(r.best));
+  const auto lines = csv_lines(tmp.path / "runs" / "rect" / "results.csv");
+  EXPECT_EQ(lines.size(), 2u);
+}
+
 TEST(Val, ValidatesACheckpointThroughTheRuntimeAndWritesEveryFile) {
   yolo::testing::TempDir tmp("val_mode");
   const fs::path data = make_dataset(tmp.path);

@@ -76,21 +76,34 @@ int main(int argc, char** argv) {
     double images_per_s;
   };
   std::vector<Row> rows;
-  for (int workers : {1, 2}) {
+  struct LoaderVariant {
+    int workers;
+    bool cache_ram;
+  };
+  for (const LoaderVariant v : {LoaderVariant{1, false}, {2, false}, {1, true}}) {
     yolo::LoaderOptions o;
     o.imgsz = args.imgsz;
     o.batch = args.batch;
-    o.workers = workers;
+    o.workers = v.workers;
+    o.cache_ram = v.cache_ram;
     yolo::DataLoader loader(scan.images, o);
-    loader.start_epoch(0);
+    if (v.cache_ram) {  // the first epoch fills the cache; the timed one reads from it
+      loader.start_epoch(0);
+      while (loader.next()) {
+      }
+    }
+    const int epoch = v.cache_ram ? 1 : 0;
+    loader.start_epoch(epoch);
     int n = 0;
     auto t0 = Clock::now();
     while (auto b = loader.next()) {
-      if (n == 0 && workers == 1)
+      if (n == 0 && v.workers == 1 && !v.cache_ram)
         yolo::save_plot(args.out / "train_batch0.jpg", yolo::plot_batch(*b, cfg.names));
       n += static_cast<int>(b->images.size(0));
     }
-    rows.push_back({fmt::format("loader, mosaic, workers={}", workers), n / seconds_since(t0)});
+    rows.push_back(
+        {fmt::format("loader, mosaic, workers={}{}", v.workers, v.cache_ram ? ", cache=ram" : ""),
+         n / seconds_since(t0)});
   }
 
   // The step the loader feeds: yolo26n forward + backward + SGD at the same size and batch.

@@ -37,11 +37,6 @@ DataLoader::DataLoader(std::vector<ImageRecord> records, LoaderOptions options)
         static_cast<size_t>(std::round(records_.size() * std::max(0.0, opts_.fraction))));
   }
   if (records_.empty()) throw std::invalid_argument("data loader: no usable images");
-  if (opts_.rect && opts_.augment) {
-    // Ultralytics' rect training (no mosaic, no shuffle, letterbox to the batch shape before
-    // the perspective) is not implemented; refuse rather than produce mismatched shapes.
-    throw std::invalid_argument("data loader: rect=True is supported for validation only");
-  }
   order_.resize(records_.size());
   std::iota(order_.begin(), order_.end(), size_t{0});
   if (opts_.rect) {
@@ -133,6 +128,18 @@ Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* t
     }
     return out;
   }
+  if (opts_.rect) {
+    // Rect training (Ultralytics): no mosaic, mixup or cutmix (their second samples would have
+    // other shapes); the letterbox to the batch's shape comes before the random perspective,
+    // which keeps that shape.
+    auto [h, w] = batch_shape(position / opts_.batch);
+    LetterboxOptions lb;
+    lb.height = h;
+    lb.width = w;
+    Sample out = random_perspective(letterbox_sample(load(record), lb), opts_.hyp, w, h, rng);
+    finish_augment(out, rng);
+    return out;
+  }
   std::uniform_int_distribution<size_t> pick(0, records_.size() - 1);
   // Ultralytics' pre_transform: mosaic (or a letterbox) then the random perspective.
   auto pre_transform = [&](size_t first) {
@@ -160,6 +167,11 @@ Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* t
     const size_t other = pick(rng);
     out = cutmix(std::move(out), pre_transform(other), rng);
   }
+  finish_augment(out, rng);
+  return out;
+}
+
+void DataLoader::finish_augment(Sample& out, Rng& rng) const {
   random_hsv(out.image, opts_.hyp, rng);
   random_flips(out, opts_.hyp, rng);
   // Ultralytics' Format swaps BGR to RGB except with probability `bgr`. The batch tensor swaps
@@ -170,7 +182,6 @@ Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* t
     cv::cvtColor(out.image, reversed, cv::COLOR_BGR2RGB);
     out.image = reversed;
   }
-  return out;
 }
 
 Batch DataLoader::make_batch(size_t k, int epoch) const {

@@ -262,10 +262,10 @@ Trainer::Trainer(Config config, DistributedEnv dist)
       throw ConfigError(
           fmt::format("{}={} is out of range: it is a fraction or probability in [0, 1]", key, v));
   }
-  if (cfg_.get_bool("rect"))
+  if (cfg_.get_bool("rect") && world > 1)
     throw ConfigError(
-        "rect=True is not supported for training (mosaic needs square batches); "
-        "validation always uses rectangular batches");
+        "rect=True cannot be combined with DDP here: the batches sorted by shape are not "
+        "sharded across processes; train on one device or leave rect off");
 
   s.frozen = frozen_prefixes(cfg_);
   for (auto& p : s.model->named_parameters()) {
@@ -357,6 +357,15 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   if (cache == "disk") spdlog::warn("cache=disk is not supported; caching in RAM instead");
   train_opts.cache_ram = train_opts.cache_ram || cache == "disk";
   train_opts.pin_memory = s.device.is_cuda();
+  if (cfg_.get_bool("rect")) {
+    // Ultralytics' rect training: batches of similar aspect ratio in a fixed order, no mosaic.
+    train_opts.rect = true;
+    train_opts.rect_pad = 0.0;
+    train_opts.shuffle = false;
+    spdlog::warn(
+        "rect=True: training batches are sorted by aspect ratio and not shuffled, and mosaic, "
+        "mixup and cutmix are off");
+  }
   AugmentParams& hyp = train_opts.hyp;
   hyp.hsv_h = cfg_.get_float("hsv_h"), hyp.hsv_s = cfg_.get_float("hsv_s");
   hyp.hsv_v = cfg_.get_float("hsv_v"), hyp.degrees = cfg_.get_float("degrees");

@@ -28,8 +28,8 @@ struct LoaderOptions {
   uint64_t seed = 0;        // `seed` key
   bool augment = true;      // training pipeline (mosaic, perspective, HSV, flips)
   bool shuffle = true;      // new order every epoch (training)
-  bool rect = false;        // rectangular batches sorted by aspect ratio (validation)
-  double rect_pad = 0.5;    // Ultralytics' pad for val rect batches
+  bool rect = false;        // rectangular batches sorted by aspect ratio (never shuffled)
+  double rect_pad = 0.5;    // Ultralytics' pad: 0.5 for validation, 0.0 for rect training
   int stride = 32;          // model stride; batch shapes are multiples of it
   double fraction = 1.0;    // use the first fraction of the images
   bool cache_ram = false;   // keep decoded, resized images in memory
@@ -67,7 +67,7 @@ class DataLoader {
   void set_mosaic(bool on) { mosaic_requested_ = on; }
   size_t size() const { return records_.size(); }
   size_t batches_per_epoch() const;
-  // The batch shape (h, w) of validation batch k in rect mode; (imgsz, imgsz) otherwise.
+  // The batch shape (h, w) of batch k in rect mode; (imgsz, imgsz) otherwise.
   std::pair<int, int> batch_shape(size_t k) const;
 
   // The sample at `position` of `epoch` as the pipeline produces it (for tests and plots);
@@ -76,6 +76,8 @@ class DataLoader {
 
  private:
   Sample load(size_t record) const;
+  // The augmentations after the geometric ones: HSV, flips and the `bgr` draw.
+  void finish_augment(Sample& s, Rng& rng) const;
   Batch make_batch(size_t k, int epoch) const;
   void stop_workers();
   void worker_loop(int epoch);
