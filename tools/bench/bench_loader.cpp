@@ -128,10 +128,10 @@ int main(int argc, char** argv) {
 
   fmt::print("\nLoader vs training step, imgsz {}, batch {}, {} images, {} threads\n\n", args.imgsz,
              args.batch, scan.images.size(), yolo::torch_threads());
-  fmt::print("| {:<34} | {:>10} | {:>16} |\n", "what", "images/s", "ratio to step");
-  fmt::print("|{:-<36}|{:->12}|{:->18}|\n", "", "", "");
+  fmt::print("| {:<38} | {:>10} | {:>16} |\n", "what", "images/s", "ratio to step");
+  fmt::print("|{:-<40}|{:->12}|{:->18}|\n", "", "", "");
   for (const auto& r : rows) {
-    fmt::print("| {:<34} | {:>10.1f} | {:>15.2f}x |\n", r.what, r.images_per_s,
+    fmt::print("| {:<38} | {:>10.1f} | {:>15.2f}x |\n", r.what, r.images_per_s,
                r.images_per_s / step_ips);
   }
   fmt::print("\nPlots: {} and {}\n", (args.out / "labels.jpg").string(),
