@@ -2,6 +2,8 @@
 // that every box still covers its filled pixels and that no filled pixel is left unlabelled.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <opencv2/imgproc.hpp>
 
 #include "yolo/trainer/augment.h"
@@ -203,8 +205,21 @@ TEST(Augment, CutmixPastesARegionFreeOfTheFirstImagesBoxes) {
     }
     ++pasted_runs;
     const cv::Rect region = cv::boundingRect(changed);
+    // Ultralytics' _rand_bbox, replayed on the same draws: the area is one of the three.
+    yolo::Rng replay(seed);
+    bool drawn = false;
+    for (int k = 0; k < 3; ++k) {
+      const double lambda = std::uniform_real_distribution<double>(0, 1)(replay);
+      const int cut_w = int(64 * std::sqrt(1 - lambda)), cut_h = int(48 * std::sqrt(1 - lambda));
+      const int cx = std::uniform_int_distribution<int>(0, 63)(replay);
+      const int cy = std::uniform_int_distribution<int>(0, 47)(replay);
+      const int x1 = std::clamp(cx - cut_w / 2, 0, 64), x2 = std::clamp(cx + cut_w / 2, 0, 64);
+      const int y1 = std::clamp(cy - cut_h / 2, 0, 48), y2 = std::clamp(cy + cut_h / 2, 0, 48);
+      drawn = drawn || region == cv::Rect(x1, y1, x2 - x1, y2 - y1);
+    }
+    EXPECT_TRUE(drawn) << "seed " << seed << ": " << region << " is none of the drawn areas";
     EXPECT_EQ(cv::countNonZero(changed), region.area()) << "one filled rectangle";
-    EXPECT_EQ((region & a_box).area(), 0) << "the pasted area covers a's box";
+    EXPECT_EQ((region & a_box).area(), 0) << "the pasted area must not cover a's box";
     EXPECT_EQ(differing_values(m.image(region), b.image(region)), 0) << "pixels from b";
     size_t expected = 0;
     for (const auto& bb : b.boxes) {

@@ -234,14 +234,20 @@ TEST(DataLoader, BgrReversesTheChannelsAndNothingElse) {
     EXPECT_TRUE(torch::equal(a[i].images.flip(1), b[i].images)) << "batch " << i;
     EXPECT_TRUE(torch::equal(a[i].targets, b[i].targets)) << "batch " << i;
   }
-  // Validation never swaps.
-  o.augment = false;
-  o.shuffle = false;
-  yolo::DataLoader val_plain(records, o);
-  o.hyp.bgr = 0.0;
-  yolo::DataLoader val_ref(records, o);
-  const auto v1 = epoch_batches(val_plain, 0), v2 = epoch_batches(val_ref, 0);
-  EXPECT_TRUE(torch::equal(v1.front().images, v2.front().images));
+  // bgr=0.5: each image is drawn on its own, so an epoch mixes swapped and unswapped ones.
+  o.hyp.bgr = 0.5;
+  yolo::DataLoader half(records, o);
+  const auto c = epoch_batches(half, 0);
+  int swapped = 0, kept = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    for (int64_t j = 0; j < a[i].images.size(0); ++j) {
+      swapped += torch::equal(a[i].images[j].flip(0), c[i].images[j]);
+      kept += torch::equal(a[i].images[j], c[i].images[j]);
+    }
+  }
+  EXPECT_GT(swapped, 0);
+  EXPECT_GT(kept, 0);
+  EXPECT_EQ(swapped + kept, static_cast<int>(records.size()));
 }
 
 // Rect training: batches keep their aspect-ratio shape and order every epoch. With the random
@@ -250,14 +256,14 @@ TEST(DataLoader, RectTrainingKeepsTheBatchShapesAndOrder) {
   auto records = make_records(fs::temp_directory_path() / "yolo_loader_rect_train");
   yolo::LoaderOptions o;
   o.imgsz = 128;
-  o.batch = 4;
+  o.batch = 5;  // 12 images: batches of 5, 5 and 2
   o.workers = 1;
   o.rect = true;
-  o.rect_pad = 0.0;
-  o.shuffle = false;
+  o.rect_pad = 0.0;  // shuffle stays at its default: rect mode must not shuffle anyway
   yolo::DataLoader train(records, o);
   const auto e0 = epoch_batches(train, 0), e1 = epoch_batches(train, 1);
   ASSERT_EQ(e0.size(), 3u);
+  EXPECT_EQ(e0.back().images.size(0), 2);
   bool some_not_square = false;
   for (size_t k = 0; k < e0.size(); ++k) {
     auto [h, w] = train.batch_shape(k);

@@ -237,17 +237,35 @@ TEST(Train, SettingsErrorsNameTheFix) {
   EXPECT_EQ(message({{"cutmix", "1"}, {"bgr", "0.1"}}), "") << "in range, so accepted";
 }
 
+// rect=True trains on batches shaped like their images (the train_batch plots are grids of
+// them), and validation keeps its own shapes (pad 0.5) whatever the training batches are.
 TEST(Train, RectTrainingRunsOnRectangularBatches) {
   yolo::testing::TempDir tmp("train_rect");
   const fs::path data = make_dataset(tmp.path);
-  yolo::Config cfg = tiny_run(data, tmp.path / "runs", "rect");
-  cfg.apply_text_overrides({{"epochs", "1"}, {"plots", "false"}, {"rect", "true"}});
-  yolo::Trainer trainer(cfg);
-  const yolo::TrainResult r = trainer.train();
-  EXPECT_EQ(r.epochs_completed, 1);
-  EXPECT_TRUE(fs::exists(r.best));
-  const auto lines = csv_lines(tmp.path / "runs" / "rect" / "results.csv");
-  EXPECT_EQ(lines.size(), 2u);
+  auto run = [&](const std::string& name, const std::string& rect) {
+    yolo::Config cfg = tiny_run(data, tmp.path / "runs", name);
+    // 128 px: at 64 a stride-32 batch is 32 or 64 px high, so most shapes round to square.
+    cfg.apply_text_overrides({{"epochs", "1"}, {"imgsz", "128"}, {"rect", rect}});
+    const yolo::TrainResult r = yolo::Trainer(cfg).train();
+    EXPECT_EQ(r.epochs_completed, 1);
+    EXPECT_TRUE(fs::exists(r.best));
+    return r.save_dir;
+  };
+  const fs::path square = run("square", "false"), rect = run("rect", "true");
+  auto size_of = [](const fs::path& jpg) {
+    const cv::Mat m = cv::imread(jpg.string());
+    EXPECT_FALSE(m.empty()) << jpg;
+    return m.size();
+  };
+  bool some_not_square = false;
+  for (const char* plot : {"train_batch0.jpg", "train_batch1.jpg", "train_batch2.jpg"}) {
+    const cv::Size s = size_of(rect / plot);
+    some_not_square = some_not_square || s.width != s.height;
+    EXPECT_EQ(size_of(square / plot).width, size_of(square / plot).height) << plot;
+  }
+  EXPECT_TRUE(some_not_square) << "rect=True trained on square batches";
+  EXPECT_EQ(size_of(rect / "val_batch0_labels.jpg"), size_of(square / "val_batch0_labels.jpg"))
+      << "rect training changed the validation batches";
 }
 
 TEST(Val, ValidatesACheckpointThroughTheRuntimeAndWritesEveryFile) {

@@ -146,6 +146,7 @@ int main(int argc, char** argv) {
     }
     rows.push_back({v.name, sum});
   }
+  at::globalContext().setUserEnabledMkldnn(true);
 
   const double n = args.steps;
   fmt::print(
@@ -156,6 +157,12 @@ int main(int argc, char** argv) {
              "ratio");
   fmt::print("|{:-<30}|{:->10}|{:->10}|{:->10}|{:->10}|{:->10}|{:->10}|{:->10}|{:->10}|{:->9}|\n",
              "", "", "", "", "", "", "", "", "", "");
+  if (rows.empty()) {
+    fmt::print("no variant matches --only '{}'\n", args.only);
+    return 1;
+  }
+  if (rows.front().name != variants.front().name)
+    fmt::print("(--only left the baseline out: ratios are against the first row)\n\n");
   const double base_ips = n * args.batch / rows.front().p.total();
   for (const auto& r : rows) {
     const double ips = n * args.batch / r.p.total();

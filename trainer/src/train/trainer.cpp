@@ -255,10 +255,12 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   // Probabilities and fractions (Ultralytics' CFG_FRACTION_KEYS): 1.5 or -1 is a typo, not a
   // setting, and would otherwise silently act as 1 or 0.
   for (const char* key :
-       {"hsv_h", "hsv_s", "hsv_v", "translate", "scale", "perspective", "flipud", "fliplr", "bgr",
-        "mosaic", "mixup", "cutmix", "fraction", "lrf", "momentum", "warmup_momentum"}) {
+       {"hsv_h",          "hsv_s",  "hsv_v", "translate", "scale",        "perspective",
+        "flipud",         "fliplr", "bgr",   "mosaic",    "mixup",        "cutmix",
+        "fraction",       "lr0",    "lrf",   "momentum",  "weight_decay", "warmup_momentum",
+        "warmup_bias_lr", "iou"}) {
     const double v = cfg_.get_float(key);
-    if (v < 0 || v > 1)
+    if (!(v >= 0 && v <= 1))  // NaN too
       throw ConfigError(
           fmt::format("{}={} is out of range: it is a fraction or probability in [0, 1]", key, v));
   }
@@ -381,6 +383,7 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   val_opts.augment = false;
   val_opts.shuffle = false;
   val_opts.rect = true;
+  val_opts.rect_pad = LoaderOptions{}.rect_pad;  // validation's 0.5, also after rect training
   val_opts.batch = train_opts.batch * 2;
   val_opts.workers = s.device.is_cuda() ? std::min(workers * 2, 8) : workers;
   val_opts.fraction = 1.0;
