@@ -1,10 +1,11 @@
 // The threaded loader: batch tensors and targets, determinism across worker counts, epochs,
-// rect validation batches, fraction and the RAM cache.
+// rect validation and training batches, fraction and the RAM cache, mixup, cutmix and bgr.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -159,25 +160,29 @@ TEST(DataLoader, FractionCacheAndErrors) {
       std::runtime_error);
 }
 
-// mixup=1 blends a second augmented sample into every training image: each batch carries at
-// least the boxes it has without mixup, more in total; closing mosaic turns mixup off too.
-TEST(DataLoader, MixupAddsTheSecondSamplesBoxesUntilMosaicCloses) {
-  auto records = make_records(fs::temp_directory_path() / "yolo_loader_mixup");
+namespace {
+
+// A mix transform at probability 1 (mixup or cutmix, set by `turn_on`) takes a second augmented
+// sample into every training image: each sample carries at least the boxes it has without, more
+// in total; closing mosaic turns the transform off too.
+void expect_second_sample_boxes_until_mosaic_closes(
+    const std::string& name, const std::function<void(yolo::AugmentParams&)>& turn_on) {
+  auto records = make_records(fs::temp_directory_path() / ("yolo_loader_" + name));
   yolo::LoaderOptions o;
   o.imgsz = 64;
   o.batch = 4;
   o.workers = 1;
   yolo::DataLoader plain(records, o);
-  o.hyp.mixup = 1.0;
+  turn_on(o.hyp);
   yolo::DataLoader mixed(records, o);
   int64_t plain_boxes = 0, mixed_boxes = 0;
   for (size_t pos = 0; pos < records.size(); ++pos) {
     const auto a = plain.make_sample(pos, 0), b = mixed.make_sample(pos, 0);
-    EXPECT_GE(b.boxes.size(), a.boxes.size()) << "position " << pos;
+    EXPECT_GE(b.boxes.size(), a.boxes.size()) << name << ", position " << pos;
     plain_boxes += static_cast<int64_t>(a.boxes.size());
     mixed_boxes += static_cast<int64_t>(b.boxes.size());
   }
-  EXPECT_GT(mixed_boxes, plain_boxes);
+  EXPECT_GT(mixed_boxes, plain_boxes) << name;
 
   mixed.set_mosaic(false);
   plain.set_mosaic(false);
@@ -185,36 +190,20 @@ TEST(DataLoader, MixupAddsTheSecondSamplesBoxesUntilMosaicCloses) {
   plain.start_epoch(1);
   auto mb = mixed.next(), pb = plain.next();
   ASSERT_TRUE(mb && pb);
-  EXPECT_TRUE(torch::equal(mb->images, pb->images)) << "mixup must be off once mosaic closes";
-  EXPECT_TRUE(torch::equal(mb->targets, pb->targets));
+  EXPECT_TRUE(torch::equal(mb->images, pb->images)) << name << " must be off once mosaic closes";
+  EXPECT_TRUE(torch::equal(mb->targets, pb->targets)) << name;
+}
+
+}  // namespace
+
+TEST(DataLoader, MixupAddsTheSecondSamplesBoxesUntilMosaicCloses) {
+  expect_second_sample_boxes_until_mosaic_closes("mixup",
+                                                 [](yolo::AugmentParams& h) { h.mixup = 1.0; });
 }
 
 TEST(DataLoader, CutmixAddsBoxesOfTheSecondSampleUntilMosaicCloses) {
-  auto records = make_records(fs::temp_directory_path() / "yolo_loader_cutmix");
-  yolo::LoaderOptions o;
-  o.imgsz = 64;
-  o.batch = 4;
-  o.workers = 1;
-  yolo::DataLoader plain(records, o);
-  o.hyp.cutmix = 1.0;
-  yolo::DataLoader cut(records, o);
-  int64_t plain_boxes = 0, cut_boxes = 0;
-  for (size_t pos = 0; pos < records.size(); ++pos) {
-    const auto a = plain.make_sample(pos, 0), b = cut.make_sample(pos, 0);
-    EXPECT_GE(b.boxes.size(), a.boxes.size()) << "position " << pos;
-    plain_boxes += static_cast<int64_t>(a.boxes.size());
-    cut_boxes += static_cast<int64_t>(b.boxes.size());
-  }
-  EXPECT_GT(cut_boxes, plain_boxes);
-
-  cut.set_mosaic(false);
-  plain.set_mosaic(false);
-  cut.start_epoch(1);
-  plain.start_epoch(1);
-  auto cb = cut.next(), pb = plain.next();
-  ASSERT_TRUE(cb && pb);
-  EXPECT_TRUE(torch::equal(cb->images, pb->images)) << "cutmix must be off once mosaic closes";
-  EXPECT_TRUE(torch::equal(cb->targets, pb->targets));
+  expect_second_sample_boxes_until_mosaic_closes("cutmix",
+                                                 [](yolo::AugmentParams& h) { h.cutmix = 1.0; });
 }
 
 // bgr=1 feeds every training image as BGR: the same batch with its channels reversed. The draw
