@@ -1,15 +1,20 @@
 // The threaded loader: batch tensors and targets, determinism across worker counts, epochs,
-// rect validation and training batches, fraction and the RAM cache, mixup, cutmix and bgr.
+// rect validation and training batches, fraction, the RAM and disk caches (.npy), mixup, cutmix
+// and bgr.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "yolo/trainer/data_loader.h"
+#include "yolo/trainer/npy_image.h"
 
 namespace fs = std::filesystem;
 
@@ -278,4 +283,168 @@ TEST(DataLoader, RectTrainingKeepsTheBatchShapesAndOrder) {
     EXPECT_TRUE(torch::equal(a[k].images, b[k].images)) << "batch " << k;
     EXPECT_TRUE(torch::allclose(a[k].targets, b[k].targets, 0, 1e-5)) << "batch " << k;
   }
+}
+
+namespace {
+
+std::string python_with_numpy() {
+  const std::string python =
+      std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (std::system((python + " -c 'import numpy' >/dev/null 2>&1").c_str()) != 0) return "";
+  return python;
+}
+
+void write_bytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+// The .npy cache format: our files round-trip, numpy reads them, and we read numpy's; anything
+// that is not an H x W x 3 uint8 C-order array is refused with the file's name.
+TEST(NpyImage, RoundTripsAndMatchesNumpy) {
+  const fs::path dir = fs::temp_directory_path() / "yolo_npy";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  cv::Mat img(7, 5, CV_8UC3);
+  cv::randu(img, cv::Scalar::all(0), cv::Scalar::all(256));
+  const std::string bytes = yolo::encode_npy_image(img);
+  const size_t header_end = bytes.find('\n') + 1;
+  EXPECT_EQ(header_end % 64, 0u) << "numpy aligns the data to 64 bytes";
+  EXPECT_EQ(bytes.size() - header_end, img.total() * 3);
+  write_bytes(dir / "ours.npy", bytes);
+  cv::Mat back = yolo::read_npy_image(dir / "ours.npy");
+  EXPECT_EQ(cv::norm(back, img, cv::NORM_INF), 0);
+  // A view with a row stride is written densely.
+  cv::Mat view = cv::Mat(20, 20, CV_8UC3, cv::Scalar(1, 2, 3))(cv::Rect(2, 3, 5, 7));
+  view.setTo(cv::Scalar(9, 8, 7));
+  write_bytes(dir / "view.npy", yolo::encode_npy_image(view));
+  EXPECT_EQ(cv::norm(yolo::read_npy_image(dir / "view.npy"), view, cv::NORM_INF), 0);
+
+  const std::string python = python_with_numpy();
+  if (!python.empty()) {
+    // numpy reads ours: element [r, c, ch] of our array equals the Mat's.
+    const std::string check = python +
+                              " -c \"import numpy as np, sys; a = np.load(sys.argv[1]); "
+                              "assert a.shape == (7, 5, 3) and a.dtype == np.uint8, a.shape; "
+                              "print(int(a[6, 4, 2]), int(a[0, 1, 0]))\" " +
+                              (dir / "ours.npy").string() + " > " + (dir / "out.txt").string();
+    ASSERT_EQ(std::system(check.c_str()), 0);
+    int last = -1, second = -1;
+    std::ifstream(dir / "out.txt") >> last >> second;
+    EXPECT_EQ(last, img.at<cv::Vec3b>(6, 4)[2]);
+    EXPECT_EQ(second, img.at<cv::Vec3b>(0, 1)[0]);
+    // We read numpy's, with its own header layout (formats 1.0 and 2.0).
+    const std::string save =
+        python +
+        " -c \"import numpy as np, sys; a = np.arange(4 * 6 * 3, dtype=np.uint8)"
+        ".reshape(4, 6, 3); np.save(sys.argv[1], a); "
+        "from numpy.lib import format as f; "
+        "fh = open(sys.argv[2], 'wb'); f.write_array(fh, a, version=(2, 0)); "
+        "fh.close()\" " +
+        (dir / "theirs.npy").string() + " " + (dir / "theirs2.npy").string();
+    ASSERT_EQ(std::system(save.c_str()), 0);
+    for (const char* name : {"theirs.npy", "theirs2.npy"}) {
+      cv::Mat t = yolo::read_npy_image(dir / name);
+      ASSERT_EQ(t.rows, 4) << name;
+      ASSERT_EQ(t.cols, 6) << name;
+      EXPECT_EQ(t.at<cv::Vec3b>(3, 5)[2], 4 * 6 * 3 - 1) << name;
+      EXPECT_EQ(t.at<cv::Vec3b>(0, 1)[0], 3) << name;
+    }
+  }
+
+  auto refused = [&](const std::string& name, const std::string& content) {
+    write_bytes(dir / name, content);
+    try {
+      yolo::read_npy_image(dir / name);
+      return std::string("accepted");
+    } catch (const yolo::NpyError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+      return std::string(e.what());
+    }
+  };
+  auto with_header = [&](const std::string& dict) {
+    std::string h = dict;
+    h.append((64 - (10 + h.size() + 1) % 64) % 64, ' ');
+    h.push_back('\n');
+    std::string out = "\x93NUMPY";
+    out += '\x01';
+    out += '\x00';
+    out += static_cast<char>(h.size() & 0xff);
+    out += static_cast<char>(h.size() >> 8);
+    return out + h + std::string(7 * 5 * 3 * 4, '\x01');
+  };
+  EXPECT_NE(refused("truncated.npy", bytes.substr(0, bytes.size() - 10)).find("truncated data"),
+            std::string::npos);
+  EXPECT_NE(refused("garbage.npy", "not an npy file at all").find("magic"), std::string::npos);
+  EXPECT_NE(refused("f32.npy", with_header("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                                           "(7, 5, 3), }"))
+                .find("8-bit"),
+            std::string::npos);
+  EXPECT_NE(refused("fortran.npy", with_header("{'descr': '|u1', 'fortran_order': True, 'shape': "
+                                               "(7, 5, 3), }"))
+                .find("C order"),
+            std::string::npos);
+  EXPECT_NE(refused("gray.npy",
+                    with_header("{'descr': '|u1', 'fortran_order': False, 'shape': (7, 5), }"))
+                .find("H x W x 3"),
+            std::string::npos);
+  EXPECT_NE(refused("missing.npy.nope", "").find("no .npy magic"), std::string::npos);
+  fs::remove(dir / "missing.npy.nope");
+  EXPECT_THROW(yolo::read_npy_image(dir / "missing.npy.nope"), yolo::NpyError);
+}
+
+// cache=disk writes <image>.npy on first use and decodes from it afterwards, with the same
+// batches as no cache; a corrupt or stale cache is decoded again and rewritten, never fatal.
+TEST(DataLoader, DiskCacheWritesNpyNextToImagesAndReadsThem) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_disk_cache");
+  yolo::LoaderOptions o;
+  o.imgsz = 64;
+  o.batch = 4;
+  o.workers = 2;
+  yolo::DataLoader plain(records, o);
+  o.cache_disk = true;
+  yolo::DataLoader cached(records, o);
+  const auto reference = epoch_batches(plain, 0);
+  auto expect_reference = [&](yolo::DataLoader& loader, const std::string& what) {
+    const auto got = epoch_batches(loader, 0);
+    ASSERT_EQ(got.size(), reference.size());
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_TRUE(torch::equal(got[k].images, reference[k].images)) << what << ", batch " << k;
+  };
+  expect_reference(cached, "first epoch (writing the cache)");
+  const fs::path npy0 = fs::path(records[0].image).replace_extension(".npy");
+  for (const auto& r : records)
+    ASSERT_TRUE(fs::exists(fs::path(r.image).replace_extension(".npy"))) << r.image;
+  expect_reference(cached, "second epoch (reading it)");
+
+  // The cache is what gets read: a black .npy of the right size turns image 0 black.
+  const std::string original = read_bytes(npy0);
+  write_bytes(npy0, yolo::encode_npy_image(
+                        cv::Mat(records[0].height, records[0].width, CV_8UC3, cv::Scalar::all(0))));
+  yolo::DataLoader reads(records, o);
+  const auto black = epoch_batches(reads, 0);
+  bool differs = false;
+  for (size_t k = 0; k < black.size(); ++k)
+    differs = differs || !torch::equal(black[k].images, reference[k].images);
+  EXPECT_TRUE(differs) << "the loader decoded the image instead of reading its cache";
+
+  // Corrupt: decoded again, rewritten, same batches.
+  write_bytes(npy0, original.substr(0, original.size() / 2));
+  yolo::DataLoader after_corrupt(records, o);
+  expect_reference(after_corrupt, "truncated cache");
+  EXPECT_EQ(read_bytes(npy0), original) << "the truncated cache is rewritten";
+
+  // Stale: an image newer than its cache is decoded again.
+  write_bytes(npy0, yolo::encode_npy_image(
+                        cv::Mat(records[0].height, records[0].width, CV_8UC3, cv::Scalar::all(0))));
+  fs::last_write_time(npy0, fs::last_write_time(records[0].image) - std::chrono::hours(1));
+  yolo::DataLoader after_stale(records, o);
+  expect_reference(after_stale, "stale cache");
+  EXPECT_EQ(read_bytes(npy0), original) << "the stale cache is rewritten";
 }

@@ -1,6 +1,7 @@
 #include "yolo/trainer/data_loader.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -9,7 +10,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "yolo/core/atomic_file.h"
 #include "yolo/runtime/input_tensor.h"
+#include "yolo/trainer/npy_image.h"
 
 namespace yolo {
 namespace {
@@ -86,11 +89,7 @@ Sample DataLoader::load(size_t record) const {
   }
   const ImageRecord& r = records_[record];
   Sample s;
-  s.image = cv::imread(r.image.string(), cv::IMREAD_COLOR);
-  if (s.image.empty()) {
-    throw std::runtime_error(
-        fmt::format("cannot read '{}' (changed since the dataset was checked?)", r.image.string()));
-  }
+  s.image = decode(r);
   const float w = static_cast<float>(s.image.cols), h = static_cast<float>(s.image.rows);
   for (const LabelBox& b : r.boxes) {
     s.boxes.push_back({b.cls, (b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w,
@@ -102,6 +101,45 @@ Sample DataLoader::load(size_t record) const {
     ram_cache_.emplace(record, Sample{s.image.clone(), s.boxes});
   }
   return s;
+}
+
+cv::Mat DataLoader::decode(const ImageRecord& r) const {
+  namespace fs = std::filesystem;
+  const fs::path npy = fs::path(r.image).replace_extension(".npy");
+  if (opts_.cache_disk) {
+    // A cache older than its image is stale; one of another size belongs to another image.
+    std::error_code image_ec, npy_ec;
+    const auto image_time = fs::last_write_time(r.image, image_ec);
+    const auto npy_time = fs::last_write_time(npy, npy_ec);
+    if (!image_ec && !npy_ec && npy_time >= image_time) {
+      try {
+        cv::Mat cached = read_npy_image(npy);
+        if (cached.cols == r.width && cached.rows == r.height) return cached;
+        spdlog::warn("'{}' is {}x{} but its image is {}x{}; decoding the image again", npy.string(),
+                     cached.cols, cached.rows, r.width, r.height);
+      } catch (const NpyError& e) {
+        spdlog::warn("{}; decoding the image again", e.what());
+      }
+    }
+  }
+  cv::Mat image = cv::imread(r.image.string(), cv::IMREAD_COLOR);
+  if (image.empty()) {
+    throw std::runtime_error(
+        fmt::format("cannot read '{}' (changed since the dataset was checked?)", r.image.string()));
+  }
+  if (opts_.cache_disk) {
+    try {
+      write_file_atomically(npy, encode_npy_image(image));
+    } catch (const std::exception& e) {
+      // A read-only dataset or a full disk costs speed, not the run.
+      if (!disk_cache_warned_.exchange(true))
+        spdlog::warn(
+            "cache=disk: cannot write '{}' ({}); images without a cache are decoded "
+            "each time",
+            npy.string(), e.what());
+    }
+  }
+  return image;
 }
 
 Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* transform) const {

@@ -102,6 +102,29 @@ void set_frozen_bn_eval(DetectionModelImpl& model, const std::vector<std::string
   }
 }
 
+// Ultralytics' check_cache_disk: the decoded images (.npy next to each image) with a 50 % margin
+// must fit on the dataset's disk; otherwise training goes on without the cache.
+bool disk_cache_fits(const std::vector<ImageRecord>& records) {
+  if (records.empty()) return false;
+  uintmax_t bytes = 0;  // pixels plus the .npy header
+  for (const auto& r : records) bytes += static_cast<uintmax_t>(r.width) * r.height * 3 + 128;
+  std::error_code ec;
+  const fs::space_info space = fs::space(records.front().image.parent_path(), ec);
+  const double gb = 1024.0 * 1024.0 * 1024.0;
+  if (!ec && static_cast<double>(space.available) < 1.5 * static_cast<double>(bytes)) {
+    spdlog::warn(
+        "cache=disk needs {:.1f} GB of .npy files but {:.1f} GB are free there; "
+        "not caching images to disk",
+        bytes / gb, static_cast<double>(space.available) / gb);
+    return false;
+  }
+  spdlog::info(
+      "cache=disk: decoded images are saved as .npy next to each image on first use "
+      "({:.2f} GB for {} training and validation images)",
+      bytes / gb, records.size());
+  return true;
+}
+
 // The progress bar's memory column. LibTorch has no backend-neutral query of the caching
 // allocator (the CPU build lacks c10/cuda), so GPUs show "-" rather than a guessed number.
 std::string memory_text(const c10::Device& device) {
@@ -356,8 +379,11 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   train_opts.fraction = cfg_.get_float("fraction");
   const std::string cache = cfg_.get_string("cache");
   train_opts.cache_ram = cache == "true" || cache == "ram";
-  if (cache == "disk") spdlog::warn("cache=disk is not supported; caching in RAM instead");
-  train_opts.cache_ram = train_opts.cache_ram || cache == "disk";
+  if (cache == "disk") {
+    std::vector<ImageRecord> all = s.train_records;  // validation caches too, as in Ultralytics
+    all.insert(all.end(), val_records.begin(), val_records.end());
+    train_opts.cache_disk = disk_cache_fits(all);
+  }
   train_opts.pin_memory = s.device.is_cuda();
   if (cfg_.get_bool("rect")) {
     // Ultralytics' rect training: batches of similar aspect ratio in a fixed order, no mosaic.

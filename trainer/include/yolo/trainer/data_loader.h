@@ -33,6 +33,7 @@ struct LoaderOptions {
   int stride = 32;          // model stride; batch shapes are multiples of it
   double fraction = 1.0;    // use the first fraction of the images
   bool cache_ram = false;   // keep decoded, resized images in memory
+  bool cache_disk = false;  // decoded images as .npy next to each image (Ultralytics' cache=disk)
   bool pin_memory = false;  // page-locked batch tensors (GPU training)
   int prefetch = 2;         // batches ready ahead of the consumer, per worker
   AugmentParams hyp;        // augmentation strengths
@@ -76,6 +77,8 @@ class DataLoader {
 
  private:
   Sample load(size_t record) const;
+  // The decoded original (BGR), through the .npy cache when cache_disk is on.
+  cv::Mat decode(const ImageRecord& r) const;
   // The augmentations after the geometric ones: HSV, flips and the `bgr` draw.
   void finish_augment(Sample& s, Rng& rng) const;
   Batch make_batch(size_t k, int epoch) const;
@@ -92,6 +95,7 @@ class DataLoader {
 
   mutable std::mutex cache_mutex_;
   mutable std::map<size_t, Sample> ram_cache_;
+  mutable std::atomic<bool> disk_cache_warned_{false};  // one warning for unwritable caches
 
   std::mutex mutex_;
   std::condition_variable ready_cv_, space_cv_;

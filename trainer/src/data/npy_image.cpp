@@ -1,0 +1,78 @@
+#include "yolo/trainer/npy_image.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <fstream>
+#include <regex>
+
+namespace yolo {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicSize = 6;
+
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& why) {
+  throw NpyError(fmt::format("'{}' is not a usable image cache: {}", path.string(), why));
+}
+
+}  // namespace
+
+std::string encode_npy_image(const cv::Mat& bgr) {
+  if (bgr.type() != CV_8UC3 || bgr.empty())
+    throw std::invalid_argument("encode_npy_image: need a non-empty 8-bit 3-channel image");
+  std::string header = fmt::format(
+      "{{'descr': '|u1', 'fortran_order': False, 'shape': ({}, {}, 3), }}", bgr.rows, bgr.cols);
+  // Magic, version and length take 10 bytes; numpy pads the header with spaces and a newline so
+  // that the data starts on a 64-byte boundary.
+  const size_t unpadded = kMagicSize + 4 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header.push_back('\n');
+  std::string out(kMagic, kMagicSize);
+  out.push_back('\x01');
+  out.push_back('\x00');
+  out.push_back(static_cast<char>(header.size() & 0xff));
+  out.push_back(static_cast<char>((header.size() >> 8) & 0xff));
+  out += header;
+  const cv::Mat dense = bgr.isContinuous() ? bgr : bgr.clone();
+  out.append(reinterpret_cast<const char*>(dense.data), dense.total() * dense.elemSize());
+  return out;
+}
+
+cv::Mat read_npy_image(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open it");
+  char preamble[kMagicSize + 2];
+  if (!in.read(preamble, sizeof preamble) || std::string(preamble, kMagicSize) != kMagic)
+    fail(path, "no .npy magic");
+  const int major = static_cast<unsigned char>(preamble[kMagicSize]);
+  uint32_t header_len = 0;
+  unsigned char len_bytes[4] = {0, 0, 0, 0};
+  const int len_size = major == 1 ? 2 : 4;  // 2.0 and 3.0 have a 4-byte length
+  if (major < 1 || major > 3) fail(path, fmt::format("unknown .npy version {}", major));
+  if (!in.read(reinterpret_cast<char*>(len_bytes), len_size)) fail(path, "truncated header");
+  for (int i = len_size - 1; i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
+  if (header_len > 65536) fail(path, "implausible header length");
+  std::string header(header_len, '\0');
+  if (!in.read(header.data(), static_cast<std::streamsize>(header_len)))
+    fail(path, "truncated header");
+
+  static const std::regex descr(R"('descr'\s*:\s*'([^']*)')");
+  static const std::regex fortran(R"('fortran_order'\s*:\s*(True|False))");
+  static const std::regex shape(R"('shape'\s*:\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,?\s*\))");
+  std::smatch m;
+  if (!std::regex_search(header, m, descr) || (m[1] != "|u1" && m[1] != "<u1" && m[1] != "u1"))
+    fail(path, "not an 8-bit unsigned array");
+  if (!std::regex_search(header, m, fortran) || m[1] != "False") fail(path, "not in C order");
+  if (!std::regex_search(header, m, shape) || std::stoll(m[3]) != 3)
+    fail(path, "not an H x W x 3 array");
+  const long long rows = std::stoll(m[1]), cols = std::stoll(m[2]);
+  if (rows < 1 || cols < 1 || rows > 65535 || cols > 65535) fail(path, "implausible image size");
+  cv::Mat image(static_cast<int>(rows), static_cast<int>(cols), CV_8UC3);
+  const auto bytes = static_cast<std::streamsize>(image.total() * image.elemSize());
+  if (!in.read(reinterpret_cast<char*>(image.data), bytes))
+    fail(path, fmt::format("truncated data ({} bytes expected)", bytes));
+  return image;
+}
+
+}  // namespace yolo
