@@ -303,11 +303,24 @@ std::string read_bytes(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Bytes of an .npy 1.0 file with the given header dict and `data_bytes` bytes of 1s.
+std::string npy_with_header(const std::string& dict, size_t data_bytes) {
+  std::string h = dict;
+  h.append((64 - (10 + h.size() + 1) % 64) % 64, ' ');
+  h.push_back('\n');
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(h.size() & 0xff);
+  out += static_cast<char>(h.size() >> 8);
+  return out + h + std::string(data_bytes, '\x01');
+}
+
 }  // namespace
 
-// The .npy cache format: our files round-trip, numpy reads them, and we read numpy's; anything
-// that is not an H x W x 3 uint8 C-order array is refused with the file's name.
-TEST(NpyImage, RoundTripsAndMatchesNumpy) {
+// The .npy cache format: our files round-trip; anything that is not an H x W x 3 uint8 C-order
+// array is refused with the file's name and whether it is a truncated image or something else.
+TEST(NpyImage, RoundTripsAndRefusesOtherArrays) {
   const fs::path dir = fs::temp_directory_path() / "yolo_npy";
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -318,85 +331,85 @@ TEST(NpyImage, RoundTripsAndMatchesNumpy) {
   EXPECT_EQ(header_end % 64, 0u) << "numpy aligns the data to 64 bytes";
   EXPECT_EQ(bytes.size() - header_end, img.total() * 3);
   write_bytes(dir / "ours.npy", bytes);
-  cv::Mat back = yolo::read_npy_image(dir / "ours.npy");
-  EXPECT_EQ(cv::norm(back, img, cv::NORM_INF), 0);
+  EXPECT_EQ(cv::norm(yolo::read_npy_image(dir / "ours.npy"), img, cv::NORM_INF), 0);
   // A view with a row stride is written densely.
   cv::Mat view = cv::Mat(20, 20, CV_8UC3, cv::Scalar(1, 2, 3))(cv::Rect(2, 3, 5, 7));
   view.setTo(cv::Scalar(9, 8, 7));
   write_bytes(dir / "view.npy", yolo::encode_npy_image(view));
   EXPECT_EQ(cv::norm(yolo::read_npy_image(dir / "view.npy"), view, cv::NORM_INF), 0);
 
-  const std::string python = python_with_numpy();
-  if (!python.empty()) {
-    // numpy reads ours: element [r, c, ch] of our array equals the Mat's.
-    const std::string check = python +
-                              " -c \"import numpy as np, sys; a = np.load(sys.argv[1]); "
-                              "assert a.shape == (7, 5, 3) and a.dtype == np.uint8, a.shape; "
-                              "print(int(a[6, 4, 2]), int(a[0, 1, 0]))\" " +
-                              (dir / "ours.npy").string() + " > " + (dir / "out.txt").string();
-    ASSERT_EQ(std::system(check.c_str()), 0);
-    int last = -1, second = -1;
-    std::ifstream(dir / "out.txt") >> last >> second;
-    EXPECT_EQ(last, img.at<cv::Vec3b>(6, 4)[2]);
-    EXPECT_EQ(second, img.at<cv::Vec3b>(0, 1)[0]);
-    // We read numpy's, with its own header layout (formats 1.0 and 2.0).
-    const std::string save =
-        python +
-        " -c \"import numpy as np, sys; a = np.arange(4 * 6 * 3, dtype=np.uint8)"
-        ".reshape(4, 6, 3); np.save(sys.argv[1], a); "
-        "from numpy.lib import format as f; "
-        "fh = open(sys.argv[2], 'wb'); f.write_array(fh, a, version=(2, 0)); "
-        "fh.close()\" " +
-        (dir / "theirs.npy").string() + " " + (dir / "theirs2.npy").string();
-    ASSERT_EQ(std::system(save.c_str()), 0);
-    for (const char* name : {"theirs.npy", "theirs2.npy"}) {
-      cv::Mat t = yolo::read_npy_image(dir / name);
-      ASSERT_EQ(t.rows, 4) << name;
-      ASSERT_EQ(t.cols, 6) << name;
-      EXPECT_EQ(t.at<cv::Vec3b>(3, 5)[2], 4 * 6 * 3 - 1) << name;
-      EXPECT_EQ(t.at<cv::Vec3b>(0, 1)[0], 3) << name;
-    }
-  }
-
-  auto refused = [&](const std::string& name, const std::string& content) {
+  using Kind = yolo::NpyError::Kind;
+  auto refused = [&](const std::string& name, const std::string& content, Kind kind,
+                     const std::string& why) {
     write_bytes(dir / name, content);
     try {
       yolo::read_npy_image(dir / name);
-      return std::string("accepted");
+      ADD_FAILURE() << name << " was accepted";
     } catch (const yolo::NpyError& e) {
-      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
-      return std::string(e.what());
+      const std::string what = e.what();
+      EXPECT_NE(what.find(name), std::string::npos) << what;
+      EXPECT_NE(what.find(why), std::string::npos) << what;
+      EXPECT_EQ(e.kind(), kind) << what;
     }
   };
-  auto with_header = [&](const std::string& dict) {
-    std::string h = dict;
-    h.append((64 - (10 + h.size() + 1) % 64) % 64, ' ');
-    h.push_back('\n');
-    std::string out = "\x93NUMPY";
-    out += '\x01';
-    out += '\x00';
-    out += static_cast<char>(h.size() & 0xff);
-    out += static_cast<char>(h.size() >> 8);
-    return out + h + std::string(7 * 5 * 3 * 4, '\x01');
-  };
-  EXPECT_NE(refused("truncated.npy", bytes.substr(0, bytes.size() - 10)).find("truncated data"),
-            std::string::npos);
-  EXPECT_NE(refused("garbage.npy", "not an npy file at all").find("magic"), std::string::npos);
-  EXPECT_NE(refused("f32.npy", with_header("{'descr': '<f4', 'fortran_order': False, 'shape': "
-                                           "(7, 5, 3), }"))
-                .find("8-bit"),
-            std::string::npos);
-  EXPECT_NE(refused("fortran.npy", with_header("{'descr': '|u1', 'fortran_order': True, 'shape': "
-                                               "(7, 5, 3), }"))
-                .find("C order"),
-            std::string::npos);
-  EXPECT_NE(refused("gray.npy",
-                    with_header("{'descr': '|u1', 'fortran_order': False, 'shape': (7, 5), }"))
-                .find("H x W x 3"),
-            std::string::npos);
-  EXPECT_NE(refused("missing.npy.nope", "").find("no .npy magic"), std::string::npos);
-  fs::remove(dir / "missing.npy.nope");
-  EXPECT_THROW(yolo::read_npy_image(dir / "missing.npy.nope"), yolo::NpyError);
+  const std::string u8 = "{'descr': '|u1', 'fortran_order': False, 'shape': ";
+  refused("truncated.npy", bytes.substr(0, bytes.size() - 10), Kind::kTruncated, "truncated data");
+  refused("short_header.npy", bytes.substr(0, 20), Kind::kTruncated, "truncated header");
+  refused("garbage.npy", "not an npy file at all", Kind::kNotAnImage, "magic");
+  refused("f32.npy",
+          npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (7, 5, 3), }", 420),
+          Kind::kNotAnImage, "8-bit");
+  refused("fortran.npy",
+          npy_with_header("{'descr': '|u1', 'fortran_order': True, 'shape': (7, 5, 3), }", 105),
+          Kind::kNotAnImage, "C order");
+  refused("gray.npy", npy_with_header(u8 + "(7, 5), }", 35), Kind::kNotAnImage, "H x W x 3");
+  refused("overflow.npy", npy_with_header(u8 + "(99999999999999999999, 5, 3), }", 10),
+          Kind::kNotAnImage, "H x W x 3");
+  refused("huge.npy", npy_with_header(u8 + "(65000, 65000, 3), }", 10), Kind::kTruncated,
+          "12675000000 bytes expected");  // refused from the file size, before allocating
+  refused("long_header.npy",
+          npy_with_header(u8 + "(7, 5, 3), " + std::string(20000, ' ') + "}", 105),
+          Kind::kNotAnImage, "header longer");
+  EXPECT_THROW(yolo::read_npy_image(dir / "missing.npy"), yolo::NpyError);
+}
+
+// Interoperability with numpy (python3-numpy): numpy reads ours, we read numpy's formats 1.0-3.0.
+TEST(NpyImage, MatchesNumpy) {
+  const std::string python = python_with_numpy();
+  if (python.empty()) GTEST_SKIP() << "python3-numpy is not installed";
+  const fs::path dir = fs::temp_directory_path() / "yolo_npy_numpy";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  cv::Mat img(7, 5, CV_8UC3);
+  cv::randu(img, cv::Scalar::all(0), cv::Scalar::all(256));
+  write_bytes(dir / "ours.npy", yolo::encode_npy_image(img));
+  // Element [r, c, ch] of numpy's array equals the Mat's.
+  const std::string check = python +
+                            " -c \"import numpy as np, sys; a = np.load(sys.argv[1]); "
+                            "assert a.shape == (7, 5, 3) and a.dtype == np.uint8, a.shape; "
+                            "print(int(a[6, 4, 2]), int(a[0, 1, 0]))\" " +
+                            (dir / "ours.npy").string() + " > " + (dir / "out.txt").string();
+  ASSERT_EQ(std::system(check.c_str()), 0);
+  int last = -1, second = -1;
+  std::ifstream(dir / "out.txt") >> last >> second;
+  EXPECT_EQ(last, img.at<cv::Vec3b>(6, 4)[2]);
+  EXPECT_EQ(second, img.at<cv::Vec3b>(0, 1)[0]);
+  const std::string save = python +
+                           " -c \"import numpy as np, sys; from numpy.lib import format as f; "
+                           "a = np.arange(4 * 6 * 3, dtype=np.uint8).reshape(4, 6, 3); "
+                           "np.save(sys.argv[1], a); "
+                           "[f.write_array(open(p, 'wb'), a, version=v) for p, v in "
+                           "((sys.argv[2], (2, 0)), (sys.argv[3], (3, 0)))]\" " +
+                           (dir / "v1.npy").string() + " " + (dir / "v2.npy").string() + " " +
+                           (dir / "v3.npy").string();
+  ASSERT_EQ(std::system(save.c_str()), 0);
+  for (const char* name : {"v1.npy", "v2.npy", "v3.npy"}) {
+    cv::Mat t = yolo::read_npy_image(dir / name);
+    ASSERT_EQ(t.rows, 4) << name;
+    ASSERT_EQ(t.cols, 6) << name;
+    EXPECT_EQ(t.at<cv::Vec3b>(3, 5)[2], 4 * 6 * 3 - 1) << name;
+    EXPECT_EQ(t.at<cv::Vec3b>(0, 1)[0], 3) << name;
+  }
 }
 
 // cache=disk writes <image>.npy on first use and decodes from it afterwards, with the same
@@ -447,4 +460,35 @@ TEST(DataLoader, DiskCacheWritesNpyNextToImagesAndReadsThem) {
   yolo::DataLoader after_stale(records, o);
   expect_reference(after_stale, "stale cache");
   EXPECT_EQ(read_bytes(npy0), original) << "the stale cache is rewritten";
+
+  // Another size: made from another image, so decoded again and rewritten.
+  write_bytes(npy0, yolo::encode_npy_image(cv::Mat(5, 5, CV_8UC3, cv::Scalar::all(0))));
+  yolo::DataLoader after_resize(records, o);
+  expect_reference(after_resize, "cache of another size");
+  EXPECT_EQ(read_bytes(npy0), original) << "the wrong-size cache is rewritten";
+
+  // Someone else's array under that name (float32 here) is left alone; the image is decoded.
+  const std::string foreign =
+      npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 48);
+  write_bytes(npy0, foreign);
+  yolo::DataLoader beside_foreign(records, o);
+  expect_reference(beside_foreign, "a foreign .npy");
+  EXPECT_EQ(read_bytes(npy0), foreign) << "a file that is not an image cache was overwritten";
+
+  // img0.png and img0.jpg would share img0.npy: neither is cached, both load correctly.
+  fs::remove(npy0);
+  auto twins = records;
+  yolo::ImageRecord jpg = records[0];
+  jpg.image = fs::path(records[0].image).replace_extension(".jpg");
+  cv::imwrite(jpg.image.string(), cv::imread(records[0].image.string()));
+  twins.push_back(jpg);
+  o.shuffle = false;
+  yolo::LoaderOptions no_cache = o;
+  no_cache.cache_disk = false;
+  yolo::DataLoader twins_plain(twins, no_cache), twins_cached(twins, o);
+  const auto tp = epoch_batches(twins_plain, 0), tc = epoch_batches(twins_cached, 0);
+  ASSERT_EQ(tp.size(), tc.size());
+  for (size_t k = 0; k < tp.size(); ++k) EXPECT_TRUE(torch::equal(tp[k].images, tc[k].images));
+  EXPECT_FALSE(fs::exists(npy0)) << "two images were cached under one name";
+  EXPECT_TRUE(fs::exists(fs::path(records[1].image).replace_extension(".npy")));
 }

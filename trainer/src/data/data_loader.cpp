@@ -9,6 +9,10 @@
 #include <numeric>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <optional>
+#include <set>
+
+#include <sys/stat.h>
 
 #include "yolo/core/atomic_file.h"
 #include "yolo/runtime/input_tensor.h"
@@ -23,6 +27,22 @@ uint64_t mix(uint64_t a, uint64_t b) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+// A file's modification time (seconds, nanoseconds), or with `or_status_change` the newer of it
+// and the status-change time: `cp -p`, `mv` or unzip keep an old mtime on a replaced image, but
+// its ctime is new. nullopt when the file cannot be stat'ed.
+std::optional<std::pair<int64_t, int64_t>> changed_time(const std::filesystem::path& p,
+                                                        bool or_status_change) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return std::nullopt;
+  const std::pair<int64_t, int64_t> m{st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+  const std::pair<int64_t, int64_t> c{st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
+  return or_status_change ? std::max(m, c) : m;
+}
+
+std::filesystem::path npy_path(const ImageRecord& r) {
+  return std::filesystem::path(r.image).replace_extension(".npy");
 }
 
 }  // namespace
@@ -40,6 +60,25 @@ DataLoader::DataLoader(std::vector<ImageRecord> records, LoaderOptions options)
         static_cast<size_t>(std::round(records_.size() * std::max(0.0, opts_.fraction))));
   }
   if (records_.empty()) throw std::invalid_argument("data loader: no usable images");
+  npy_skip_.assign(records_.size(), 0);
+  if (opts_.cache_disk) {
+    // a.jpg and a.png would share a.npy, and each would be served the other's pixels: such
+    // images are decoded every time instead.
+    std::map<std::filesystem::path, std::vector<size_t>> by_npy;
+    for (size_t i = 0; i < records_.size(); ++i) by_npy[npy_path(records_[i])].push_back(i);
+    size_t shared = 0;
+    for (const auto& [npy, users] : by_npy) {
+      if (users.size() < 2) continue;
+      for (size_t i : users) npy_skip_[i] = 1;
+      if (shared == 0)
+        spdlog::warn("cache=disk: '{}' would hold more than one image (same name, other suffix)",
+                     npy.string());
+      shared += users.size();
+    }
+    if (shared > 0)
+      spdlog::warn("cache=disk: {} images share a .npy name with another; they are not cached",
+                   shared);
+  }
   order_.resize(records_.size());
   std::iota(order_.begin(), order_.end(), size_t{0});
   if (opts_.rect) {
@@ -89,7 +128,7 @@ Sample DataLoader::load(size_t record) const {
   }
   const ImageRecord& r = records_[record];
   Sample s;
-  s.image = decode(r);
+  s.image = decode(record);
   const float w = static_cast<float>(s.image.cols), h = static_cast<float>(s.image.rows);
   for (const LabelBox& b : r.boxes) {
     s.boxes.push_back({b.cls, (b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w,
@@ -103,22 +142,35 @@ Sample DataLoader::load(size_t record) const {
   return s;
 }
 
-cv::Mat DataLoader::decode(const ImageRecord& r) const {
-  namespace fs = std::filesystem;
-  const fs::path npy = fs::path(r.image).replace_extension(".npy");
-  if (opts_.cache_disk) {
-    // A cache older than its image is stale; one of another size belongs to another image.
-    std::error_code image_ec, npy_ec;
-    const auto image_time = fs::last_write_time(r.image, image_ec);
-    const auto npy_time = fs::last_write_time(npy, npy_ec);
-    if (!image_ec && !npy_ec && npy_time >= image_time) {
+bool DataLoader::npy_usable(size_t record) const {
+  if (!opts_.cache_disk) return false;
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  return !npy_skip_.at(record);
+}
+
+cv::Mat DataLoader::decode(size_t record) const {
+  const ImageRecord& r = records_[record];
+  const std::filesystem::path npy = npy_path(r);
+  const bool use_npy = npy_usable(record);
+  if (use_npy) {
+    // A cache older than its image is stale; one of another size was made from another image.
+    const auto image_time = changed_time(r.image, true), npy_time = changed_time(npy, false);
+    if (image_time && npy_time && *npy_time >= *image_time) {
       try {
         cv::Mat cached = read_npy_image(npy);
         if (cached.cols == r.width && cached.rows == r.height) return cached;
-        spdlog::warn("'{}' is {}x{} but its image is {}x{}; decoding the image again", npy.string(),
-                     cached.cols, cached.rows, r.width, r.height);
+        spdlog::warn("'{}' is {}x{} but its image is {}x{}; decoding the image and rewriting it",
+                     npy.string(), cached.cols, cached.rows, r.width, r.height);
       } catch (const NpyError& e) {
-        spdlog::warn("{}; decoding the image again", e.what());
+        if (e.kind() == NpyError::Kind::kNotAnImage) {
+          // Someone else's file (a depth map, say): leave it alone and decode this image.
+          spdlog::warn("{}; leaving it alone and decoding '{}' each time", e.what(),
+                       r.image.string());
+          std::lock_guard<std::mutex> lock(cache_mutex_);
+          npy_skip_.at(record) = 1;
+        } else {
+          spdlog::warn("{}; decoding the image and rewriting it", e.what());
+        }
       }
     }
   }
@@ -127,15 +179,14 @@ cv::Mat DataLoader::decode(const ImageRecord& r) const {
     throw std::runtime_error(
         fmt::format("cannot read '{}' (changed since the dataset was checked?)", r.image.string()));
   }
-  if (opts_.cache_disk) {
+  if (use_npy && npy_usable(record)) {
     try {
       write_file_atomically(npy, encode_npy_image(image));
     } catch (const std::exception& e) {
       // A read-only dataset or a full disk costs speed, not the run.
       if (!disk_cache_warned_.exchange(true))
         spdlog::warn(
-            "cache=disk: cannot write '{}' ({}); images without a cache are decoded "
-            "each time",
+            "cache=disk: cannot write '{}' ({}); images without a cache are decoded each time",
             npy.string(), e.what());
     }
   }

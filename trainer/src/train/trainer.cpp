@@ -106,8 +106,14 @@ void set_frozen_bn_eval(DetectionModelImpl& model, const std::vector<std::string
 // must fit on the dataset's disk; otherwise training goes on without the cache.
 bool disk_cache_fits(const std::vector<ImageRecord>& records) {
   if (records.empty()) return false;
-  uintmax_t bytes = 0;  // pixels plus the .npy header
-  for (const auto& r : records) bytes += static_cast<uintmax_t>(r.width) * r.height * 3 + 128;
+  uintmax_t bytes = 0;  // pixels plus the .npy header, for the caches not written yet
+  std::set<fs::path> counted;
+  for (const auto& r : records) {
+    const fs::path npy = fs::path(r.image).replace_extension(".npy");
+    std::error_code ec;
+    if (!counted.insert(npy).second || fs::exists(npy, ec)) continue;
+    bytes += static_cast<uintmax_t>(r.width) * r.height * 3 + 128;
+  }
   std::error_code ec;
   const fs::space_info space = fs::space(records.front().image.parent_path(), ec);
   const double gb = 1024.0 * 1024.0 * 1024.0;
@@ -120,7 +126,7 @@ bool disk_cache_fits(const std::vector<ImageRecord>& records) {
   }
   spdlog::info(
       "cache=disk: decoded images are saved as .npy next to each image on first use "
-      "({:.2f} GB for {} training and validation images)",
+      "({:.2f} GB still to write, for {} training and validation images)",
       bytes / gb, records.size());
   return true;
 }

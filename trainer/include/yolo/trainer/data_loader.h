@@ -77,8 +77,11 @@ class DataLoader {
 
  private:
   Sample load(size_t record) const;
-  // The decoded original (BGR), through the .npy cache when cache_disk is on.
-  cv::Mat decode(const ImageRecord& r) const;
+  // The decoded original (BGR) of records_[record], through its .npy when cache_disk is on.
+  cv::Mat decode(size_t record) const;
+  // The .npy of records_[record] may be read and written (cache_disk on, no other image maps to
+  // the same file, and the file there is not someone else's array).
+  bool npy_usable(size_t record) const;
   // The augmentations after the geometric ones: HSV, flips and the `bgr` draw.
   void finish_augment(Sample& s, Rng& rng) const;
   Batch make_batch(size_t k, int epoch) const;
@@ -96,6 +99,7 @@ class DataLoader {
   mutable std::mutex cache_mutex_;
   mutable std::map<size_t, Sample> ram_cache_;
   mutable std::atomic<bool> disk_cache_warned_{false};  // one warning for unwritable caches
+  mutable std::vector<char> npy_skip_;                  // per record; guarded by cache_mutex_
 
   std::mutex mutex_;
   std::condition_variable ready_cv_, space_cv_;

@@ -11,7 +11,15 @@ namespace yolo {
 
 class NpyError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  // kTruncated: an image array cut short (e.g. np.save interrupted by a full disk), safe to
+  // rewrite. kNotAnImage: some other file (another dtype or shape, not .npy at all), which a
+  // cache must not overwrite.
+  enum class Kind { kTruncated, kNotAnImage };
+  NpyError(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
 };
 
 // The .npy bytes (format 1.0, C order, '|u1', shape (rows, cols, 3)) of an 8-bit 3-channel image.
@@ -19,7 +27,8 @@ std::string encode_npy_image(const cv::Mat& bgr);
 
 // Reads an .npy written by encode_npy_image or by np.save of an H x W x 3 uint8 array (formats
 // 1.0-3.0). Throws NpyError naming the file for anything else: another dtype or shape, Fortran
-// order, a malformed header, or data shorter than the header promises.
+// order, a malformed or oversized header, or less data than the header promises (checked against
+// the file's size before anything is allocated).
 cv::Mat read_npy_image(const std::filesystem::path& path);
 
 }  // namespace yolo
