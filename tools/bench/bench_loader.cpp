@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <string>
 
+#include "bench_clock.h"
 #include "yolo/core/log.h"
 #include "yolo/core/system_info.h"
 #include "yolo/models/detection_model.h"
@@ -22,13 +23,10 @@
 #include "yolo/trainer/plots.h"
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using yolo::bench::Clock;
+using yolo::bench::seconds_since;
 
 namespace {
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 struct Args {
   int images = 96, imgsz = 640, batch = 8, step_batches = 2;

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <string>
 
+#include "bench_clock.h"
 #include "yolo/core/log.h"
 #include "yolo/core/system_info.h"
 #include "yolo/models/detection_model.h"
@@ -27,13 +28,10 @@
 #include "yolo/trainer/optimizer.h"
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using yolo::bench::Clock;
+using yolo::bench::seconds_since;
 
 namespace {
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 struct Args {
   std::string model = "yolov8n.yaml";

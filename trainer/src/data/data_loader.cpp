@@ -10,7 +10,6 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <optional>
-#include <set>
 
 #include <sys/stat.h>
 
@@ -41,10 +40,6 @@ std::optional<std::pair<int64_t, int64_t>> changed_time(const std::filesystem::p
   return or_status_change ? std::max(m, c) : m;
 }
 
-std::filesystem::path npy_path(const ImageRecord& r) {
-  return std::filesystem::path(r.image).replace_extension(".npy");
-}
-
 }  // namespace
 
 DataLoader::DataLoader(std::vector<ImageRecord> records, LoaderOptions options)
@@ -65,19 +60,20 @@ DataLoader::DataLoader(std::vector<ImageRecord> records, LoaderOptions options)
     // a.jpg and a.png would share a.npy, and each would be served the other's pixels: such
     // images are decoded every time instead.
     std::map<std::filesystem::path, std::vector<size_t>> by_npy;
-    for (size_t i = 0; i < records_.size(); ++i) by_npy[npy_path(records_[i])].push_back(i);
+    for (size_t i = 0; i < records_.size(); ++i)
+      by_npy[npy_cache_path(records_[i].image)].push_back(i);
     size_t shared = 0;
+    std::string example;
     for (const auto& [npy, users] : by_npy) {
       if (users.size() < 2) continue;
       for (size_t i : users) npy_skip_[i] = 1;
-      if (shared == 0)
-        spdlog::warn("cache=disk: '{}' would hold more than one image (same name, other suffix)",
-                     npy.string());
+      if (example.empty()) example = npy.string();
       shared += users.size();
     }
     if (shared > 0)
-      spdlog::warn("cache=disk: {} images share a .npy name with another; they are not cached",
-                   shared);
+      spdlog::warn(
+          "cache=disk: {} images share a .npy name with another (e.g. '{}'); they are not cached",
+          shared, example);
   }
   order_.resize(records_.size());
   std::iota(order_.begin(), order_.end(), size_t{0});
@@ -150,7 +146,7 @@ bool DataLoader::npy_usable(size_t record) const {
 
 cv::Mat DataLoader::decode(size_t record) const {
   const ImageRecord& r = records_[record];
-  const std::filesystem::path npy = npy_path(r);
+  const std::filesystem::path npy = npy_cache_path(r.image);
   const bool use_npy = npy_usable(record);
   if (use_npy) {
     // A cache older than its image is stale; one of another size was made from another image.

@@ -25,6 +25,7 @@
 #include "yolo/trainer/model_ema.h"
 #include "yolo/trainer/model_source.h"
 #include "yolo/trainer/multi_scale.h"
+#include "yolo/trainer/npy_image.h"
 #include "yolo/trainer/optimizer.h"
 #include "yolo/trainer/plots.h"
 #include "yolo/trainer/progress_bar.h"
@@ -109,7 +110,7 @@ bool disk_cache_fits(const std::vector<ImageRecord>& records) {
   uintmax_t bytes = 0;  // pixels plus the .npy header, for the caches not written yet
   std::set<fs::path> counted;
   for (const auto& r : records) {
-    const fs::path npy = fs::path(r.image).replace_extension(".npy");
+    const fs::path npy = npy_cache_path(r.image);
     std::error_code ec;
     if (!counted.insert(npy).second || fs::exists(npy, ec)) continue;
     bytes += static_cast<uintmax_t>(r.width) * r.height * 3 + 128;

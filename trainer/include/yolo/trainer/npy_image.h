@@ -22,6 +22,11 @@ class NpyError : public std::runtime_error {
   Kind kind_;
 };
 
+// Where cache=disk keeps an image's decoded pixels: beside it, suffix replaced (Ultralytics' name).
+inline std::filesystem::path npy_cache_path(const std::filesystem::path& image) {
+  return std::filesystem::path(image).replace_extension(".npy");
+}
+
 // The .npy bytes (format 1.0, C order, '|u1', shape (rows, cols, 3)) of an 8-bit 3-channel image.
 std::string encode_npy_image(const cv::Mat& bgr);
 
