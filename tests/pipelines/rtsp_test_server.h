@@ -47,6 +47,13 @@ class RtspTestServer {
       server_ = gst_rtsp_server_new();
       gst_rtsp_server_set_address(server_, "127.0.0.1");
       gst_rtsp_server_set_service(server_, std::to_string(port_).c_str());  // 0 at first: any
+      // Clients and media on this server's own thread, not a pool of others: stop() then closes
+      // them where their socket watches run. With the default pool, a client's watch could be
+      // dispatched on a pool thread while stop() closed it here (a crash in libgstrtsp, about
+      // one run in six of test_monitor_supervisor under the leaks tracer).
+      GstRTSPThreadPool* threads = gst_rtsp_server_get_thread_pool(server_);
+      gst_rtsp_thread_pool_set_max_threads(threads, 0);
+      g_object_unref(threads);
       GstRTSPMountPoints* mounts = gst_rtsp_server_get_mount_points(server_);
       GstRTSPMediaFactory* factory = gst_rtsp_media_factory_new();
       gst_rtsp_media_factory_set_launch(factory, launch_.c_str());
