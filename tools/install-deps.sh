@@ -1,14 +1,37 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of the project from Debian 12 packages.
-# Idempotent: packages already installed are skipped, and when nothing is missing
-# the script returns without touching apt at all (a dpkg query takes ~0.1 s).
+# Installs every build and test dependency of the project:
+#   - Debian 12 packages (apt): toolchain, OpenCV, GStreamer, yaml-cpp, httplib, tests;
+#   - LibTorch 2.x: PyTorch's own `torch` wheel from PyPI, pinned, in a virtualenv outside the
+#     checkout (YOLO_VENV, default /opt/yolo-edge/venv) so that every clone, CI and the
+#     quickstart reuse it. CMake finds it through that venv (see CMakeLists.txt).
+# Idempotent: packages already installed are skipped, and when nothing is missing the script
+# returns without touching apt or pip (a dpkg query and one Python import, about a second).
+#
+#   tools/install-deps.sh                  everything the build and tests need
+#   tools/install-deps.sh --debian-libtorch  also Debian's LibTorch 1.13 (libtorch-dev), for
+#                                            the 1.13-vs-2.x benchmarks only
+#   YOLO_TORCH_VERSION=2.12.0 tools/install-deps.sh   another torch from PyPI (2.x)
+#   YOLO_VENV=none tools/install-deps.sh   no virtualenv: bring your own LibTorch
+#                                          (-DCMAKE_PREFIX_PATH=/opt/libtorch)
 set -euo pipefail
+
+# The pinned LibTorch: the version the GPU check machine runs (torch 2.11, CUDA 13), so what is
+# tested here on the CPU is the same library that is checked on a GPU.
+torch_version="${YOLO_TORCH_VERSION:-2.11.0}"
+venv="${YOLO_VENV:-/opt/yolo-edge/venv}"
+with_debian_libtorch=0
+for arg in "$@"; do
+  case "$arg" in
+    --debian-libtorch) with_debian_libtorch=1 ;;
+    *) echo "install-deps: unknown option '$arg' (known: --debian-libtorch)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   # toolchain
   build-essential cmake ninja-build ccache pkg-config clang-format git
-  # LibTorch (CPU build on Debian) + Gloo for c10d, and a fast BLAS for it
-  libtorch-dev libgloo-dev libopenblas0-pthread
+  # the virtualenv that holds PyTorch's LibTorch; Gloo headers for c10d; OpenBLAS for OpenCV
+  python3 python3-venv libgloo-dev libopenblas0-pthread
   # images, video, plots
   libopencv-dev
   # GStreamer 1.22: development files, plugins, tools, RTSP server for tests
@@ -19,13 +42,17 @@ packages=(
   # configuration, JSON, HTTP, logging, CLI
   libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libzip-dev libspdlog-dev libfmt-dev
   libcli11-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-torch
+  # tests
+  libgtest-dev libgmock-dev
   # misc tools used by tests and the quickstart
   curl zip unzip
   # headless browser for the yolo-monitor dashboard test (skipped without it)
   chromium
 )
+if [ "$with_debian_libtorch" -eq 1 ]; then packages+=(libtorch-dev); fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -33,16 +60,32 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+  echo "install-deps: all ${#packages[@]} Debian packages present"
+else
+  echo "install-deps: installing ${#missing[@]} missing packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${#missing[@]} missing packages: ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
-echo "install-deps: done"
+# ---- LibTorch 2.x from the torch wheel -----------------------------------------------------------
+if [ "$venv" = "none" ]; then
+  echo "install-deps: YOLO_VENV=none: no torch wheel; give CMake a LibTorch (-DCMAKE_PREFIX_PATH)"
+  exit 0
+fi
+installed="$("$venv/bin/python" -c 'import torch; print(torch.__version__)' 2>/dev/null || true)"
+# The wheel reports e.g. 2.11.0+cu130; the pin is the part before '+'.
+if [ "${installed%%+*}" = "$torch_version" ]; then
+  echo "install-deps: torch $installed present in $venv"
+  exit 0
+fi
+echo "install-deps: installing torch==$torch_version (LibTorch with its CMake config) into $venv"
+if [ ! -x "$venv/bin/python" ]; then
+  $SUDO mkdir -p "$(dirname "$venv")"
+  $SUDO /usr/bin/python3 -m venv "$venv"
+fi
+# The PyPI wheel is the CUDA build: it runs on the CPU too, and links every GPU code path.
+# numpy: the tests' interoperability checks (Python torch and numpy read what we write).
+$SUDO "$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$torch_version" numpy
+echo "install-deps: $("$venv/bin/python" -c 'import torch; print("torch", torch.__version__, "at", torch.utils.cmake_prefix_path)')"

@@ -33,7 +33,7 @@ yolo_device=()
 if [[ -n "${DEVICE:-}" ]]; then yolo_device=(device="$DEVICE"); fi
 
 if [[ "${SKIP_SETUP:-0}" != 1 ]]; then
-  echo "==> [1/9] installing dependencies (Debian packages)"
+  echo "==> [1/9] installing dependencies (Debian packages, LibTorch 2.x from the torch wheel)"
   tools/install-deps.sh
   echo "==> [2/9] building ($build_dir/)"
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release

@@ -1,17 +1,28 @@
 #include "yolo/core/system_info.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/Version.h>
 #include <dlfcn.h>
 
 #include <climits>
 #include <cstdlib>
 #include <thread>
 
+#include "yolo/core/device.h"
+
 namespace yolo {
 
 BlasInfo query_blas() {
   BlasInfo info;
   info.name = "unknown";
+  // PyTorch's own builds (the PyPI wheel, the LibTorch zips) carry MKL inside libtorch_cpu.so;
+  // an sgemm_ found in the process then belongs to another library (OpenCV's OpenBLAS).
+  BackendInfo backend;
+  parse_torch_build_config(at::show_config(), backend);
+  if (backend.blas_info == "mkl") {
+    info.name = "MKL (inside LibTorch)";
+    return info;
+  }
   void* sym = dlsym(RTLD_DEFAULT, "sgemm_");
   Dl_info where{};
   if (!sym || dladdr(sym, &where) == 0 || !where.dli_fname) {

@@ -28,8 +28,12 @@ void parse_torch_build_config(const std::string& config, BackendInfo& out) {
   static const std::regex rocm_version(R"(ROCM_VERSION=([0-9.]+))");
   static const std::regex cuda_runtime(R"(CUDA Runtime\s+([0-9.]+))");
   static const std::regex cuda_version(R"(CUDA_VERSION=([0-9.]+))");
+  static const std::regex onednn(R"((?:MKL-DNN|oneDNN|DNNL)[^\n]*?v?(\d+\.\d+(?:\.\d+)?))");
+  static const std::regex blas_info(R"(BLAS_INFO=([A-Za-z0-9_]+))");
   out.flavour = BackendInfo::Flavour::kCpu;
   out.flavour_version.clear();
+  out.onednn_version = std::regex_search(config, m, onednn) ? m[1].str() : "";
+  out.blas_info = std::regex_search(config, m, blas_info) ? m[1].str() : "";
   if (config.find("USE_ROCM=ON") != std::string::npos ||
       config.find("USE_ROCM=1") != std::string::npos || std::regex_search(config, hip_runtime)) {
     out.flavour = BackendInfo::Flavour::kRocm;

@@ -6,8 +6,6 @@
 
 #include <stdexcept>
 
-#include "yolo/runtime/input_tensor.h"
-
 namespace yolo {
 
 Engine::Engine(const std::string& model_path, const EngineOptions& options)
@@ -62,25 +60,12 @@ torch::Tensor Engine::forward(const torch::Tensor& input) {
   }
 }
 
-std::vector<ImageDetections> Engine::detect(const std::vector<cv::Mat>& images,
-                                            const NmsOptions& nms) {
-  if (images.empty()) return {};
+LetterboxOptions Engine::letterbox_options() const {
   LetterboxOptions lb;
   lb.height = static_cast<int>(input_height());
   lb.width = static_cast<int>(input_width());
   lb.stride = static_cast<int>(metadata_.stride);
-  std::vector<cv::Mat> boxed;
-  std::vector<ImageDetections> out(images.size());
-  for (size_t i = 0; i < images.size(); ++i) {
-    boxed.push_back(letterbox(images[i], lb, &out[i].transform));
-  }
-  torch::Tensor raw = forward(images_to_tensor(boxed, device_.is_cuda()));
-  std::vector<torch::Tensor> dets = non_max_suppression(raw, nms, metadata_.end2end);
-  for (size_t i = 0; i < images.size(); ++i) {
-    out[i].boxes = dets[i];
-    detections_to_source(out[i].boxes, out[i].transform);
-  }
-  return out;
+  return lb;
 }
 
 }  // namespace yolo

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <opencv2/core/check.hpp>
-
 #include <stdexcept>
 
 namespace yolo {
@@ -95,16 +93,6 @@ FrameView FrameView::from_offsets(PixelFormat format, int width, int height, con
     f.stride[p] = strides[p];
   }
   return f;
-}
-
-FrameView FrameView::from_mat(const cv::Mat& image, PixelFormat format) {
-  const int bpp = bytes_per_pixel(format);
-  if (bpp == 0 || image.depth() != CV_8U || image.channels() != bpp) {
-    throw std::invalid_argument(fmt::format(
-        "FrameView::from_mat: a {} frame needs an 8-bit image with {} channels, got type {}",
-        to_string(format), bpp, cv::typeToString(image.type())));
-  }
-  return packed(format, image.cols, image.rows, image.data, static_cast<int64_t>(image.step[0]));
 }
 
 }  // namespace yolo

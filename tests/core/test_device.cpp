@@ -152,6 +152,25 @@ TEST(TorchBuildConfig, RecognisesFlavours) {
   yolo::parse_torch_build_config("Build settings: USE_CUDA=OFF, USE_ROCM=OFF, ", b);
   EXPECT_EQ(b.flavour, BackendInfo::Flavour::kCpu);
   EXPECT_EQ(b.flavour_name(), "CPU");
+  EXPECT_TRUE(b.onednn_version.empty());
+  EXPECT_TRUE(b.blas_info.empty());
+
+  // The PyPI wheel's text (torch 2.11, CUDA 13): no "CUDA Runtime" line without a GPU driver.
+  yolo::parse_torch_build_config(
+      "PyTorch built with:\n  - GCC 13.3\n  - Intel(R) MKL-DNN v3.10.2 (Git Hash f1d4719)\n"
+      "  - Build settings: BLAS_INFO=mkl, CUDA_VERSION=13.0, CUDNN_VERSION=9.19.0, "
+      "TORCH_VERSION=2.11.0, USE_CUDA=ON, USE_MKLDNN=ON, USE_ROCM=OFF, ",
+      b);
+  EXPECT_EQ(b.flavour_name(), "CUDA 13.0");
+  EXPECT_EQ(b.onednn_version, "3.10.2");
+  EXPECT_EQ(b.blas_info, "mkl");
+  // Debian's 1.13: oneDNN 2.6 under its older name, BLAS through libblas.so.3.
+  yolo::parse_torch_build_config(
+      "  - Intel(R) MKL-DNN v2.6.3 (Git Hash N/A)\n  - Build settings: BLAS_INFO=generic, "
+      "USE_CUDA=OFF, USE_ROCM=OFF, ",
+      b);
+  EXPECT_EQ(b.onednn_version, "2.6.3");
+  EXPECT_EQ(b.blas_info, "generic");
 }
 
 TEST(TorchBackend, ThisBuildIsCpuWithNoGpus) {

@@ -230,12 +230,11 @@ TEST(Checkpoint, BadFilesGiveClearErrors) {
 }
 
 TEST(Checkpoint, OpensInPythonTorchJitLoad) {
-  // Debian's python3-torch is the same LibTorch; the check is skipped where it is missing.
-  // Debian's interpreter, which python3-torch installs into (a python3 earlier on PATH may be
-  // another installation without torch).
-  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  // The project venv's Python torch (tools/install-deps.sh), the same LibTorch the build uses;
+  // skipped only in a build without that venv.
+  const std::string python = YOLO_TEST_PYTHON;
   if (std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) != 0) {
-    GTEST_SKIP() << "python3-torch is not installed; skipping the Python interoperability check";
+    GTEST_SKIP() << python << " has no torch; skipping the Python interoperability check";
   }
   auto model = yolo::build_model("yolo26n.yaml", 2);
   model->names = {{0, "person"}, {1, "car"}};

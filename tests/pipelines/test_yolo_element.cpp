@@ -19,6 +19,7 @@
 #include "gst_test_support.h"
 #include "yolo/gst/detection_meta.h"
 #include "yolo/runtime/engine.h"
+#include "yolo/runtime/image_detect.h"
 
 namespace {
 
@@ -133,7 +134,7 @@ TEST(YoloElement, EveryFormatNegotiatesAndGetsDetectionsInsideTheFrame) {
 
 TEST(YoloElement, RoiMetasAreTheEnginesBoxesInFramePixels) {
   // A non-square frame letterboxed into a square model: the element must map boxes back exactly
-  // as Engine::detect does (boxes rounded outwards to whole pixels).
+  // as detect_images does (boxes rounded outwards to whole pixels).
   const int w = 200, h = 120;
   Harness hs = make_harness("conf-threshold=0 max-detections=20");
   gst_harness_set_src_caps_str(hs.get(), caps_string("BGR", w, h).c_str());
@@ -148,7 +149,7 @@ TEST(YoloElement, RoiMetasAreTheEnginesBoxesInFramePixels) {
   yolo::NmsOptions nms;
   nms.conf = 0;
   nms.max_det = 20;
-  const torch::Tensor boxes = engine.detect({frame}, nms).front().boxes;
+  const torch::Tensor boxes = yolo::detect_images(engine, {frame}, nms).front().boxes;
   ASSERT_EQ(static_cast<size_t>(boxes.size(0)), got.size());
   std::vector<Detection> want;
   for (int64_t i = 0; i < boxes.size(0); ++i) {

@@ -1,10 +1,9 @@
 // Device-side preprocessing against the CPU reference (letterbox() + images_to_tensor()): every
 // packed format with padded strides, odd sizes, up- and downscales, non-square targets and mixed
 // batches; NV12 and I420 against cv::cvtColor followed by the reference; the resize alone
-// against cv::resize on many random sizes; bad frames; and, where a GPU exists, the GPU result
-// against the CPU one. Measured differences are printed in grey levels (1 level = 1/255).
+// against cv::resize on many random sizes; bad frames. The GPU against the CPU is
+// tests/gpu/test_gpu_runtime.cpp. Measured differences are printed in grey levels (1/255).
 #include <gtest/gtest.h>
-#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -19,6 +18,7 @@
 #include "yolo/runtime/device_preprocess.h"
 #include "yolo/runtime/input_tensor.h"
 #include "yolo/runtime/letterbox.h"
+#include "yolo/runtime/mat_frame_view.h"
 
 using yolo::DevicePreprocessOptions;
 using yolo::FrameView;
@@ -222,7 +222,7 @@ TEST(DevicePreprocess, MixedBatch) {
   DevicePreprocessOptions o;
   o.letterbox = target(384, 640);
   const auto batch = yolo::preprocess_frames(
-      {FrameView::from_mat(a),
+      {yolo::frame_view_of_mat(a),
        FrameView::packed(PixelFormat::kRGBA, 333, 211, b_rgba.data(), 333 * 4 + 12),
        c.view(PixelFormat::kNV12)},
       o);
@@ -255,14 +255,14 @@ TEST(DevicePreprocess, LetterboxOptionsFollowCpuPath) {
   lb.pad_value = 0;
   DevicePreprocessOptions o;
   o.letterbox = lb;
-  const Diff d =
-      compare(yolo::preprocess_frames({FrameView::from_mat(bgr)}, o).input, reference({bgr}, lb));
+  const Diff d = compare(yolo::preprocess_frames({yolo::frame_view_of_mat(bgr)}, o).input,
+                         reference({bgr}, lb));
   EXPECT_LE(d.max_levels, 1);
   lb = target(640, 640);
   lb.scale_fill = true;  // stretch: different gains per axis
   o.letterbox = lb;
-  const Diff s =
-      compare(yolo::preprocess_frames({FrameView::from_mat(bgr)}, o).input, reference({bgr}, lb));
+  const Diff s = compare(yolo::preprocess_frames({yolo::frame_view_of_mat(bgr)}, o).input,
+                         reference({bgr}, lb));
   report("BGR 257x301 scale_fill -> 640x640", s);
   EXPECT_LE(s.max_levels, 1);
 }
@@ -349,9 +349,9 @@ TEST(DevicePreprocess, HalfOutput) {
   const cv::Mat bgr = random_bgr(100, 150, 31);
   DevicePreprocessOptions o;
   o.letterbox = target(128, 128);
-  const torch::Tensor full = yolo::preprocess_frames({FrameView::from_mat(bgr)}, o).input;
+  const torch::Tensor full = yolo::preprocess_frames({yolo::frame_view_of_mat(bgr)}, o).input;
   o.half = true;
-  const torch::Tensor half = yolo::preprocess_frames({FrameView::from_mat(bgr)}, o).input;
+  const torch::Tensor half = yolo::preprocess_frames({yolo::frame_view_of_mat(bgr)}, o).input;
   EXPECT_EQ(half.scalar_type(), torch::kHalf);
   EXPECT_TRUE(torch::equal(half, full.to(torch::kHalf)));
 }
@@ -362,7 +362,8 @@ TEST(DevicePreprocess, ResultDoesNotAliasFrame) {
   cv::Mat bgr = random_bgr(480, 640, 41);
   DevicePreprocessOptions o;  // 640x480 -> 640x640: no resize
   for (PixelFormat format : {PixelFormat::kRGB, PixelFormat::kBGR}) {
-    const torch::Tensor x = yolo::preprocess_frames({FrameView::from_mat(bgr, format)}, o).input;
+    const torch::Tensor x =
+        yolo::preprocess_frames({yolo::frame_view_of_mat(bgr, format)}, o).input;
     const torch::Tensor before = x.clone();
     bgr.setTo(cv::Scalar::all(0));
     EXPECT_TRUE(torch::equal(x, before)) << yolo::to_string(format);
@@ -422,27 +423,7 @@ TEST(DevicePreprocess, RejectsBadFrames) {
   const FrameView wide = FrameView::packed(PixelFormat::kBGR, 32, 8, buf.data());
   EXPECT_NE(message({good, wide}).find("auto_stride"), std::string::npos);
 
-  EXPECT_THROW(FrameView::from_mat(cv::Mat(4, 4, CV_8UC3), PixelFormat::kRGBA),
+  EXPECT_THROW(yolo::frame_view_of_mat(cv::Mat(4, 4, CV_8UC3), PixelFormat::kRGBA),
                std::invalid_argument);
   EXPECT_THROW(FrameView::packed(PixelFormat::kNV12, 4, 4, buf.data()), std::invalid_argument);
-}
-
-// On a GPU (CUDA or ROCm) the same frames give the same bytes as on the CPU; skipped without.
-TEST(DevicePreprocess, GpuMatchesCpu) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no GPU";
-  const cv::Mat a = random_bgr(563, 1000, 51);
-  const YuvFrame nv12 = random_yuv(PixelFormat::kNV12, 1080, 1920, 52);
-  const YuvFrame i420 = random_yuv(PixelFormat::kI420, 480, 640, 53);
-  const std::vector<FrameView> frames = {FrameView::from_mat(a), nv12.view(PixelFormat::kNV12),
-                                         i420.view(PixelFormat::kI420)};
-  DevicePreprocessOptions o;
-  const torch::Tensor cpu = yolo::preprocess_frames(frames, o).input;
-  o.device = torch::Device(torch::kCUDA, 0);
-  const torch::Tensor gpu = yolo::preprocess_frames(frames, o).input;
-  EXPECT_TRUE(gpu.is_cuda());
-  EXPECT_TRUE(torch::equal(gpu.cpu(), cpu));
-  o.half = true;
-  const torch::Tensor gpu_half = yolo::preprocess_frames(frames, o).input;
-  EXPECT_EQ(gpu_half.scalar_type(), torch::kHalf);
-  EXPECT_TRUE(torch::equal(gpu_half.cpu(), cpu.to(torch::kHalf)));
 }

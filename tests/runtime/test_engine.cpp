@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "yolo/runtime/engine.h"
+#include "yolo/runtime/image_detect.h"
 
 namespace fs = std::filesystem;
 
@@ -65,7 +66,7 @@ TEST(Engine, DetectMapsBoxesIntoEachFrame) {
   yolo::NmsOptions nms;
   nms.conf = 0.0f;  // an untrained model: keep everything to check the geometry
   nms.max_det = 50;
-  auto dets = engine.detect(frames, nms);
+  auto dets = yolo::detect_images(engine, frames, nms);
   ASSERT_EQ(dets.size(), 2u);
   for (size_t i = 0; i < dets.size(); ++i) {
     const auto& d = dets[i].boxes;

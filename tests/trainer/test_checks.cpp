@@ -8,10 +8,12 @@
 TEST(Checks, CpuReport) {
   yolo::BackendInfo b;
   b.torch_version = "1.13.1";
+  b.onednn_version = "2.6.3";
   yolo::BlasInfo blas{"OpenBLAS (pthread)",
                       "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", false};
   auto r = yolo::format_checks(b, blas, 2, "4.6.0", "1.22.0");
   EXPECT_NE(r.text.find("1.13.1 (CPU build)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("oneDNN        2.6.3"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("GPUs          0"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("OpenBLAS"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("4.6.0"), std::string::npos) << r.text;
@@ -42,8 +44,40 @@ TEST(Checks, ThreadSettingTakesEffect) {
   EXPECT_GE(yolo::apply_thread_setting(0), 1);
 }
 
-TEST(Checks, BlasIsFound) {
-  // libtorch links libblas.so.3 on Debian; on other builds the name may be MKL-internal.
-  auto blas = yolo::query_blas();
-  EXPECT_FALSE(blas.name.empty());
+TEST(Checks, BlasIsTheOneLibTorchCalls) {
+  // PyTorch's builds carry MKL inside LibTorch; Debian's calls libblas.so.3 (OpenBLAS here).
+  const yolo::BackendInfo backend = yolo::query_backend();
+  const yolo::BlasInfo blas = yolo::query_blas();
+  if (backend.blas_info == "mkl") {
+    EXPECT_EQ(blas.name, "MKL (inside LibTorch)");
+  } else {
+    EXPECT_NE(blas.name, "unknown");
+    EXPECT_FALSE(blas.path.empty());
+  }
+}
+
+TEST(Checks, ThisLibTorchNamesItsVersionFlavourAndOneDnn) {
+  const yolo::BackendInfo backend = yolo::query_backend();
+  const auto r = yolo::format_checks(backend, yolo::query_blas(), 2, "4.6.0", "1.22.0");
+  EXPECT_NE(r.text.find(backend.torch_version + " (" + backend.flavour_name() + " build)"),
+            std::string::npos)
+      << r.text;
+  EXPECT_FALSE(backend.onednn_version.empty()) << "x86 LibTorch builds all carry oneDNN";
+  EXPECT_NE(r.text.find(backend.onednn_version), std::string::npos) << r.text;
+}
+
+TEST(Checks, GpuBuildWithoutGpuIsReadyForCpuAndPointsAtTheDriver) {
+  // The default build (PyTorch's CUDA wheel) on a CPU-only machine, or a GPU box whose driver or
+  // permissions hide the GPU.
+  yolo::BackendInfo b;
+  b.flavour = yolo::BackendInfo::Flavour::kCuda;
+  b.flavour_version = "13.0";
+  b.torch_version = "2.11.0";
+  b.onednn_version = "3.10.2";
+  yolo::BlasInfo blas{"MKL (inside LibTorch)", "", false};
+  auto r = yolo::format_checks(b, blas, 2, "4.6.0", "1.22.0");
+  EXPECT_NE(r.text.find("2.11.0 (CUDA 13.0 build)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("MKL (inside LibTorch)"), std::string::npos) << r.text;
+  EXPECT_EQ(r.verdict.rfind("Ready for CPU", 0), 0u) << r.verdict;
+  EXPECT_NE(r.verdict.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << r.verdict;
 }

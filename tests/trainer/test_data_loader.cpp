@@ -288,8 +288,7 @@ TEST(DataLoader, RectTrainingKeepsTheBatchShapesAndOrder) {
 namespace {
 
 std::string python_with_numpy() {
-  const std::string python =
-      std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const std::string python = YOLO_TEST_PYTHON;  // the project venv's (tools/install-deps.sh)
   if (std::system((python + " -c 'import numpy' >/dev/null 2>&1").c_str()) != 0) return "";
   return python;
 }
@@ -373,10 +372,12 @@ TEST(NpyImage, RoundTripsAndRefusesOtherArrays) {
   EXPECT_THROW(yolo::read_npy_image(dir / "missing.npy"), yolo::NpyError);
 }
 
-// Interoperability with numpy (python3-numpy): numpy reads ours, we read numpy's formats 1.0-3.0.
+// Interoperability with numpy (in the project venv): numpy reads ours, we read numpy's formats
+// 1.0-3.0.
 TEST(NpyImage, MatchesNumpy) {
   const std::string python = python_with_numpy();
-  if (python.empty()) GTEST_SKIP() << "python3-numpy is not installed";
+  if (python.empty())
+    GTEST_SKIP() << YOLO_TEST_PYTHON << " has no numpy (run tools/install-deps.sh)";
   const fs::path dir = fs::temp_directory_path() / "yolo_npy_numpy";
   fs::remove_all(dir);
   fs::create_directories(dir);

@@ -249,10 +249,10 @@ TEST(EndToEndLoss, WeightsMoveLinearlyOverEpochs) {
 // gradients for the box and class logits. Non-square input, a box under the smallest stride,
 // overlapping boxes (anchor conflicts) and an image without boxes.
 TEST(DetectionLoss, MatchesPythonReference) {
-  const std::string python =
-      std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  // The project venv's Python (torch wheel, tools/install-deps.sh) runs the reference.
+  const std::string python = YOLO_TEST_PYTHON;
   if (std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) != 0)
-    GTEST_SKIP() << "python3-torch is not installed; skipping the Python reference check";
+    GTEST_SKIP() << python << " has no torch (run tools/install-deps.sh); skipping the reference";
   for (int topk2 : {10, 1}) {  // the one-to-many loss and the one-to-one (YOLO26) variant
     torch::manual_seed(3);
     const int64_t bs = 3, nc = 3, reg_max = 16;

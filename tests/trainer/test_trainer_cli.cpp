@@ -24,8 +24,9 @@ Result run_trainer(const std::string& args, const std::string& cwd = ".") {
                                     args);
 }
 
-bool cpu_build() {
-  return yolo::query_backend().flavour == yolo::BackendInfo::Flavour::kCpu;
+// No GPU visible: a CPU LibTorch, or a GPU build (the CUDA torch wheel) on a machine without one.
+bool no_gpu() {
+  return yolo::query_backend().gpus.empty();
 }
 
 }  // namespace
@@ -38,9 +39,13 @@ TEST(TrainerCli, ChecksReportsAndExitsZero) {
     EXPECT_NE(r.output.find(fact), std::string::npos) << fact << "\n" << r.output;
   }
   EXPECT_NE(r.output.find("Ready"), std::string::npos) << r.output;
-  if (cpu_build()) {
-    EXPECT_NE(r.output.find("(CPU build)"), std::string::npos) << r.output;
+  const yolo::BackendInfo backend = yolo::query_backend();
+  EXPECT_NE(r.output.find(backend.torch_version + " (" + backend.flavour_name() + " build)"),
+            std::string::npos)
+      << r.output;
+  if (no_gpu()) {
     EXPECT_NE(r.output.find("GPUs          0"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Ready for CPU"), std::string::npos) << r.output;
   }
 }
 
@@ -60,7 +65,7 @@ TEST(TrainerCli, UnsupportedDevicesExplainAndFail) {
 }
 
 TEST(TrainerCli, MissingGpuIndexNamesWhatExists) {
-  if (!cpu_build()) GTEST_SKIP() << "needs the CPU build";
+  if (!no_gpu()) GTEST_SKIP() << "needs a machine without GPUs";
   Result r = run_trainer("train device=3");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("GPU 3"), std::string::npos) << r.output;

@@ -6,7 +6,7 @@
 // Frames: the synthetic video (640x360 H.264, generated into DIR). Model: an untrained yolov8n
 // exported at imgsz (speed does not depend on the weights; NMS load is kept comparable by a
 // fixed conf-threshold). Rows:
-//   (1) baseline: Engine::detect on the decoded BGR frames, one frame per call, no GStreamer;
+//   (1) baseline: detect_images on the decoded BGR frames, one frame per call, no GStreamer;
 //   (2) N streams: N x `filesrc ! decodebin ! videoconvert ! yolo ! fakesink` in one pipeline,
 //       all sharing one model instance (batch-size N), decoding included.
 // frames/s counts every stream's frames; the ratio is against (1).
@@ -27,6 +27,7 @@
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/runtime/engine.h"
+#include "yolo/runtime/image_detect.h"
 #include "yolo/synth/synthetic_data.h"
 
 namespace fs = std::filesystem;
@@ -162,9 +163,9 @@ int main(int argc, char** argv) {
     yolo::NmsOptions nms;
     nms.conf = conf;
     const auto t0 = Clock::now();
-    for (const cv::Mat& f : frames) engine.detect({f}, nms);
+    for (const cv::Mat& f : frames) yolo::detect_images(engine, {f}, nms);
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    rows.push_back({fmt::format("Engine::detect, 1 frame per call ({} frames)", frames.size()),
+    rows.push_back({fmt::format("detect_images, 1 frame per call ({} frames)", frames.size()),
                     static_cast<double>(frames.size()) / s});
   }
   for (int n : args.streams) {

@@ -34,6 +34,8 @@
 #include "yolo/runtime/device_preprocess.h"
 #include "yolo/runtime/engine.h"
 #include "yolo/runtime/input_tensor.h"
+#include "yolo/runtime/letterbox.h"
+#include "yolo/runtime/mat_frame_view.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -106,7 +108,7 @@ void preprocessing_table(int runs) {
   }
   const size_t offsets[2] = {0, 1920 * 1080};
   const int strides[2] = {1920, 1920};
-  const yolo::FrameView bgr_view = yolo::FrameView::from_mat(bgr);
+  const yolo::FrameView bgr_view = yolo::frame_view_of_mat(bgr);
   const yolo::FrameView nv12_view = yolo::FrameView::from_offsets(
       yolo::PixelFormat::kNV12, 1920, 1080, nv12.data, offsets, strides);
   yolo::LetterboxOptions lb;  // 640 x 640

@@ -3,7 +3,7 @@
 //   build/bin/bench_runtime [--imgsz 640] [--runs 10] [--out DIR]
 //
 // In one run, on the same frames: (1) the bare module forward of an exported yolov8n on a
-// ready input tensor (baseline), (2) Engine::forward on the same tensor, (3) Engine::detect on a
+// ready input tensor (baseline), (2) Engine::forward on the same tensor, (3) detect_images on a
 // 1080p BGR frame (letterbox + tensor + forward + NMS + back-mapping), plus NMS alone on a
 // (1, 84, 8400) output with random scores and letterbox alone on a 1080p frame. Ratios are
 // against (1).
@@ -17,7 +17,9 @@
 #include "yolo/core/log.h"
 #include "yolo/core/system_info.h"
 #include "yolo/runtime/engine.h"
+#include "yolo/runtime/image_detect.h"
 #include "yolo/runtime/input_tensor.h"
+#include "yolo/runtime/letterbox.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -93,8 +95,8 @@ int main(int argc, char** argv) {
   std::sort(engine_ms.begin(), engine_ms.end());
   rows.push_back({"bare TorchScript forward (baseline)", bare_ms[runs / 2]});
   rows.push_back({"Engine::forward (frozen)", engine_ms[runs / 2]});
-  rows.push_back(
-      {"Engine::detect, 1080p frame", median_ms(runs, [&] { engine.detect({frame}, nms); })});
+  rows.push_back({"detect_images, 1080p frame",
+                  median_ms(runs, [&] { yolo::detect_images(engine, {frame}, nms); })});
   rows.push_back({"NMS, 8400 anchors x 80 classes",
                   median_ms(runs, [&] { yolo::non_max_suppression(raw, nms, false); })});
   rows.push_back({"letterbox + tensor, 1080p frame",

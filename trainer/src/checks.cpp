@@ -21,6 +21,8 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
   };
   line("yolo-edge", kVersion);
   line("LibTorch", fmt::format("{} ({} build)", backend.torch_version, backend.flavour_name()));
+  line("oneDNN", backend.onednn_version.empty() ? "not built in (slow CPU convolutions)"
+                                                : backend.onednn_version);
   line("GPUs", std::to_string(backend.gpus.size()));
   for (const auto& g : backend.gpus) {
     line(fmt::format("  cuda:{}", g.index),
@@ -38,9 +40,12 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
                             backend.gpus.size() == 1 ? "" : "s", backend.flavour_name(),
                             backend.gpus.size() > 1 ? " or device=0,1 for multi-GPU" : "");
   } else if (backend.flavour != BackendInfo::Flavour::kCpu) {
+    // The default build (PyTorch's CUDA wheel) on a machine without a GPU lands here too: it is
+    // ready for the CPU, and the hint matters only where a GPU was expected.
     r.verdict = fmt::format(
-        "Warning: this is a {} build of LibTorch but it sees no GPU; check the driver and "
-        "HIP_VISIBLE_DEVICES/CUDA_VISIBLE_DEVICES. Running on the CPU with device=cpu.",
+        "Ready for CPU: this {} build of LibTorch sees no GPU, so training and inference run on "
+        "the CPU (device=cpu). If this machine has a GPU, check the driver and "
+        "HIP_VISIBLE_DEVICES/CUDA_VISIBLE_DEVICES.",
         backend.flavour_name());
   } else {
     r.verdict =

@@ -1,12 +1,12 @@
-// Engine::detect step by step, timing each stage as Ultralytics' predictor reports it
+// detect_images step by step, timing each stage as Ultralytics' predictor reports it
 // (preprocess, inference, postprocess). The steps are the runtime's own functions in the order
-// Engine::detect calls them, so results are identical to a deployment's; keep the two in step.
+// detect_images calls them, so results are identical to a deployment's; keep the two in step.
 #pragma once
 
 #include <opencv2/core/mat.hpp>
 #include <vector>
 
-#include "yolo/runtime/engine.h"
+#include "yolo/runtime/image_detect.h"
 
 namespace yolo::predict {
 

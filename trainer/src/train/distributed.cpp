@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 #include <unistd.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -59,9 +60,18 @@ DistributedEnv distributed_env_from_environment() {
   return env;
 }
 
+// LibTorch 2.x: Gloo and NCCL are c10d::Backend implementations (ProcessGroup became the
+// dispatcher above them); in 1.13 they derive from ProcessGroup. Both offer the collectives used
+// here (allreduce, broadcast, barrier) with the same signatures.
+#if TORCH_VERSION_MAJOR >= 2
+using CollectiveBackend = c10d::Backend;
+#else
+using CollectiveBackend = c10d::ProcessGroup;
+#endif
+
 struct ProcessGroup::Impl {
   c10::intrusive_ptr<c10d::Store> store;
-  c10::intrusive_ptr<c10d::ProcessGroup> group;
+  c10::intrusive_ptr<CollectiveBackend> group;
 };
 
 ProcessGroup::ProcessGroup(const DistributedEnv& env, const c10::Device& device,

@@ -50,8 +50,11 @@ struct BackendInfo {
   enum class Flavour { kCpu, kCuda, kRocm };
   Flavour flavour = Flavour::kCpu;
   std::string flavour_version;  // "12.1" for CUDA, "6.0" for ROCm/HIP, empty for CPU
-  std::string torch_version;    // e.g. "1.13.1"
-  std::vector<GpuInfo> gpus;    // what torch::cuda::device_count() sees (HIP devices on ROCm)
+  std::string torch_version;    // e.g. "2.11.0"
+  std::string
+      onednn_version;     // oneDNN (MKL-DNN) LibTorch was built with, e.g. "3.10.2"; empty if none
+  std::string blas_info;  // BLAS_INFO of the build: "mkl" (inside LibTorch), "open", "generic"
+  std::vector<GpuInfo> gpus;  // what torch::cuda::device_count() sees (HIP devices on ROCm)
 
   // "CPU", "CUDA 12.1" or "ROCm/HIP 6.0".
   std::string flavour_name() const;
@@ -83,7 +86,8 @@ BackendInfo query_backend();
 // parse_device + query_backend + resolve_device.
 SelectedDevice select_device(std::string_view text);
 
-// Parses LibTorch's build configuration text (at::show_config()) into flavour and version.
+// Parses LibTorch's build configuration text (at::show_config()) into flavour and version,
+// oneDNN version and BLAS kind.
 // Separate so that CPU, CUDA and ROCm builds can be unit-tested on any machine.
 void parse_torch_build_config(const std::string& config, BackendInfo& out);
 

@@ -6,13 +6,14 @@
 namespace yolo {
 
 struct BlasInfo {
-  std::string name;           // "OpenBLAS (pthread)", "reference BLAS", "BLIS", "MKL", "unknown"
-  std::string path;           // resolved path of the library providing sgemm_, if found
+  std::string name;  // "MKL (inside LibTorch)", "OpenBLAS (pthread)", "reference BLAS", "BLIS", ...
+  std::string path;  // resolved path of the library providing sgemm_, if found
   bool is_reference = false;  // Netlib reference BLAS: ~2x slower inference on Debian's LibTorch
 };
 
-// Finds the library that provides sgemm_ in this process (Debian's LibTorch calls BLAS through
-// libblas.so.3, which the alternatives system points at reference BLAS or OpenBLAS).
+// The BLAS LibTorch calls: MKL inside LibTorch for PyTorch's own builds (BLAS_INFO=mkl);
+// otherwise the library that provides sgemm_ in this process (Debian's LibTorch calls BLAS
+// through libblas.so.3, which the alternatives system points at reference BLAS or OpenBLAS).
 BlasInfo query_blas();
 
 // Sets LibTorch's intra-op thread count: `threads` > 0 as given, otherwise all cores.

@@ -3,12 +3,12 @@
 // only, so one source runs on the CPU, CUDA and ROCm builds of LibTorch.
 //
 // The result is the preprocessing contract of shared/DESIGN.md, the same as the CPU reference
-// letterbox() + images_to_tensor() (letterbox.h, input_tensor.h): Ultralytics' letterbox (pad
-// 114, centred, Python rounding), RGB, /255, NCHW. Pixels match the reference exactly, not just
-// closely: the resize replays OpenCV's fixed-point INTER_LINEAR arithmetic (11-bit weights,
-// half-pixel centres, no antialiasing) and the YUV conversion replays cv::cvtColor's fixed-point
-// BT.601 (COLOR_YUV2BGR_NV12 / _I420: limited range, nearest-neighbour chroma). The tests check
-// every format against the reference (test_device_preprocess.cpp).
+// letterbox() + images_to_tensor() (letterbox.h, input_tensor.h, the OpenCV edge): Ultralytics'
+// letterbox (pad 114, centred, Python rounding), RGB, /255, NCHW. Pixels match the reference
+// exactly, not just closely: the resize replays OpenCV's fixed-point INTER_LINEAR arithmetic
+// (11-bit weights, half-pixel centres, no antialiasing) and the YUV conversion replays
+// cv::cvtColor's fixed-point BT.601 (COLOR_YUV2BGR_NV12 / _I420: limited range, nearest-neighbour
+// chroma). The tests check every format against the reference (test_device_preprocess.cpp).
 //
 // Frames are described, not copied (FrameView, frame_view.h). On a GPU the planes go through
 // page-locked staging memory with asynchronous copies; on the CPU they are read in place. The
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "yolo/runtime/frame_view.h"
-#include "yolo/runtime/letterbox.h"
+#include "yolo/runtime/letterbox_geometry.h"
 
 namespace yolo {
 

@@ -5,19 +5,20 @@
 // FP16 on GPUs when asked, frozen for inference, and warmed up. Input size, class names, stride
 // and the end-to-end flag come from the file's metadata. All methods are thread-safe; forward
 // passes are serialised, which is what one model instance on one device does anyway (the
-// dynamic batcher is the way to share an engine between many callers).
+// dynamic batcher is the way to share an engine between many callers). LibTorch only: frames
+// reach it through preprocess_frames() (device_preprocess.h) or, from OpenCV images, through
+// detect_images() (image_detect.h, the OpenCV edge).
 #pragma once
 
 #include <torch/script.h>
 
 #include <memory>
 #include <mutex>
-#include <opencv2/core/mat.hpp>
 #include <string>
 #include <vector>
 
 #include "yolo/models/checkpoint.h"
-#include "yolo/runtime/letterbox.h"
+#include "yolo/runtime/letterbox_geometry.h"
 #include "yolo/runtime/postprocess.h"
 
 namespace yolo {
@@ -27,12 +28,6 @@ struct EngineOptions {
   bool half = false;           // FP16 weights and inputs; GPU only
   bool freeze = true;          // torch::jit::freeze: parameters become constants, faster
   int warmup_runs = 2;         // forward passes at load time (graph optimisation, allocator)
-};
-
-// One source image's detections: rows x1, y1, x2, y2 (source pixels), confidence, class.
-struct ImageDetections {
-  torch::Tensor boxes;  // (n, 6) float32 on the CPU
-  LetterboxTransform transform;
 };
 
 class Engine {
@@ -52,9 +47,8 @@ class Engine {
   // std::invalid_argument when the shape does not fit the model.
   torch::Tensor forward(const torch::Tensor& input);
 
-  // Letterbox + forward + postprocess for 8-bit BGR images of any sizes; boxes in source pixels.
-  std::vector<ImageDetections> detect(const std::vector<cv::Mat>& bgr_images,
-                                      const NmsOptions& nms);
+  // The letterbox this model's input needs (its size and stride, Ultralytics' defaults).
+  LetterboxOptions letterbox_options() const;
 
  private:
   std::string path_;

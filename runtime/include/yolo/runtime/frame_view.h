@@ -1,13 +1,13 @@
 // A raw 8-bit video frame described in place: pixel format, size, and where each plane's rows
 // are. Nothing is copied; the GStreamer element fills one straight from a mapped GstVideoFrame
 // (GST_VIDEO_FRAME_PLANE_DATA / GST_VIDEO_FRAME_PLANE_STRIDE) or from GstVideoInfo's offsets
-// with FrameView::from_offsets(). Consumed by preprocess_frames() (device_preprocess.h).
+// with FrameView::from_offsets(). Consumed by preprocess_frames() (device_preprocess.h); OpenCV
+// images are described by frame_view_of_mat() (mat_frame_view.h, the OpenCV edge).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <opencv2/core/mat.hpp>
 
 namespace yolo {
 
@@ -51,9 +51,6 @@ struct FrameView {
   // hold at least plane_count(format) entries.
   static FrameView from_offsets(PixelFormat format, int width, int height, const uint8_t* base,
                                 const size_t* offsets, const int* strides);
-  // A packed OpenCV image (any row step, ROIs too) read as `format`. Throws
-  // std::invalid_argument unless it is 8-bit with bytes_per_pixel(format) channels.
-  static FrameView from_mat(const cv::Mat& image, PixelFormat format = PixelFormat::kBGR);
 };
 
 }  // namespace yolo

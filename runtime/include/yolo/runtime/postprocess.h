@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "yolo/runtime/letterbox.h"
+#include "yolo/runtime/letterbox_geometry.h"
 
 namespace yolo {
 

@@ -1,0 +1,27 @@
+// Detection on OpenCV images: the runtime's CPU image path (letterbox, input tensor, forward,
+// NMS, boxes back to source pixels) on one Engine. The OpenCV edge of the runtime; frames from
+// video buffers go through preprocess_frames() (device_preprocess.h) instead.
+#pragma once
+
+#include <torch/types.h>
+
+#include <opencv2/core/mat.hpp>
+#include <vector>
+
+#include "yolo/runtime/engine.h"
+#include "yolo/runtime/letterbox_geometry.h"
+#include "yolo/runtime/postprocess.h"
+
+namespace yolo {
+
+// One source image's detections: rows x1, y1, x2, y2 (source pixels), confidence, class.
+struct ImageDetections {
+  torch::Tensor boxes;  // (n, 6) float32 on the CPU
+  LetterboxTransform transform;
+};
+
+// Letterbox + forward + postprocess for 8-bit BGR images of any sizes, as one batch.
+std::vector<ImageDetections> detect_images(Engine& engine, const std::vector<cv::Mat>& bgr_images,
+                                           const NmsOptions& nms);
+
+}  // namespace yolo

@@ -1,0 +1,212 @@
+// The runtime core on the GPU against the CPU, with no OpenCV: device-side preprocessing of
+// every frame format (planes uploaded through page-locked memory) gives the same bytes as on the
+// CPU, which test_device_preprocess checks against OpenCV; NMS and end-to-end top-k give the
+// same detections; the engine runs an exported model on the GPU (FP32 and FP16) behind the
+// dynamic batcher with the CPU's outputs.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <future>
+#include <vector>
+
+#include "gpu_test_support.h"
+#include "yolo/models/checkpoint.h"
+#include "yolo/models/detection_model.h"
+#include "yolo/runtime/batcher.h"
+#include "yolo/runtime/device_preprocess.h"
+#include "yolo/runtime/engine.h"
+#include "yolo/runtime/postprocess.h"
+
+namespace fs = std::filesystem;
+using yolo::FrameView;
+using yolo::PixelFormat;
+using yolo::gpu_test::kGpu;
+using yolo::gpu_test::relative_max_diff;
+
+namespace {
+
+// Random bytes laid out as a frame of `format`, rows padded past their length (as GStreamer
+// aligns them) and planes separated by gaps, described by GstVideoInfo-style offsets/strides.
+struct RawFrame {
+  std::vector<uint8_t> bytes;
+  size_t offsets[3] = {0, 0, 0};
+  int strides[3] = {0, 0, 0};
+  PixelFormat format;
+  int width, height;
+  FrameView view() const {
+    return FrameView::from_offsets(format, width, height, bytes.data(), offsets, strides);
+  }
+};
+
+RawFrame random_frame(PixelFormat format, int height, int width, int seed) {
+  RawFrame f{{}, {0, 0, 0}, {0, 0, 0}, format, width, height};
+  size_t size = 0;
+  for (int p = 0; p < yolo::plane_count(format); ++p) {
+    const int rows = p == 0 ? height : height / 2;
+    f.strides[p] = static_cast<int>((yolo::min_plane_stride(format, width, p) + 63) / 64 * 64 + 32);
+    f.offsets[p] = size + 16;
+    size = f.offsets[p] + static_cast<size_t>(f.strides[p]) * rows;
+  }
+  torch::manual_seed(seed);
+  const torch::Tensor noise = torch::randint(0, 256, {static_cast<int64_t>(size)}, torch::kUInt8);
+  f.bytes.assign(noise.data_ptr<uint8_t>(), noise.data_ptr<uint8_t>() + size);
+  return f;
+}
+
+TEST(GpuPreprocess, EveryFormatIsBitIdenticalToTheCpu) {
+  YOLO_REQUIRE_GPU();
+  const std::vector<PixelFormat> formats = {
+      PixelFormat::kBGR,  PixelFormat::kRGB,  PixelFormat::kBGRx, PixelFormat::kRGBx,
+      PixelFormat::kBGRA, PixelFormat::kRGBA, PixelFormat::kNV12, PixelFormat::kI420};
+  int seed = 10;
+  for (PixelFormat format : formats) {
+    // Down- and upscaling, odd and even sizes (4:2:0 formats need even ones).
+    for (auto [h, w] : {std::pair{1080, 1920}, std::pair{240, 322}, std::pair{563, 1000}}) {
+      const RawFrame frame = random_frame(format, h, w, ++seed);
+      yolo::DevicePreprocessOptions o;
+      o.letterbox.height = 384;
+      o.letterbox.width = 640;
+      const torch::Tensor cpu = yolo::preprocess_frames({frame.view()}, o).input;
+      o.device = kGpu;
+      const torch::Tensor gpu = yolo::preprocess_frames({frame.view()}, o).input;
+      ASSERT_TRUE(gpu.is_cuda());
+      EXPECT_TRUE(torch::equal(gpu.cpu(), cpu)) << yolo::to_string(format) << " " << w << "x" << h;
+      o.half = true;
+      const torch::Tensor half = yolo::preprocess_frames({frame.view()}, o).input;
+      EXPECT_EQ(half.scalar_type(), torch::kHalf);
+      EXPECT_TRUE(torch::equal(half.cpu(), cpu.to(torch::kHalf))) << yolo::to_string(format);
+    }
+  }
+}
+
+TEST(GpuPreprocess, MixedBatchMatchesTheCpu) {
+  YOLO_REQUIRE_GPU();
+  const RawFrame a = random_frame(PixelFormat::kBGRx, 720, 1280, 1);
+  const RawFrame b = random_frame(PixelFormat::kNV12, 1080, 1920, 2);
+  const RawFrame c = random_frame(PixelFormat::kI420, 480, 640, 3);
+  yolo::DevicePreprocessOptions o;
+  const auto cpu = yolo::preprocess_frames({a.view(), b.view(), c.view()}, o);
+  o.device = kGpu;
+  const auto gpu = yolo::preprocess_frames({a.view(), b.view(), c.view()}, o);
+  EXPECT_TRUE(torch::equal(gpu.input.cpu(), cpu.input));
+  ASSERT_EQ(gpu.transforms.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(gpu.transforms[i].pad_top, cpu.transforms[i].pad_top);
+}
+
+TEST(GpuPostprocess, NmsMatchesTheCpu) {
+  YOLO_REQUIRE_GPU();
+  torch::manual_seed(7);
+  // (B, 4+nc, A): centre-xywh boxes clustered so that NMS has overlaps to suppress.
+  const int64_t batch = 3, nc = 5, anchors = 4000;
+  torch::Tensor xy = torch::rand({batch, 2, anchors}) * 200 + 100;
+  torch::Tensor wh = torch::rand({batch, 2, anchors}) * 60 + 10;
+  torch::Tensor scores = torch::rand({batch, nc, anchors}).pow(3);
+  const torch::Tensor pred = torch::cat({xy, wh, scores}, 1);
+  for (bool agnostic : {false, true}) {
+    yolo::NmsOptions o;
+    o.conf = 0.2f;
+    o.agnostic = agnostic;
+    const auto cpu = yolo::non_max_suppression(pred, o, false);
+    const auto gpu = yolo::non_max_suppression(pred.to(kGpu), o, false);
+    ASSERT_EQ(cpu.size(), gpu.size());
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      ASSERT_GT(cpu[i].size(0), 0);
+      ASSERT_EQ(gpu[i].sizes(), cpu[i].sizes()) << "image " << i << " agnostic " << agnostic;
+      EXPECT_LE(relative_max_diff(gpu[i], cpu[i]), 1e-6) << "image " << i;
+    }
+  }
+}
+
+TEST(GpuPostprocess, EndToEndTopKMatchesTheCpu) {
+  YOLO_REQUIRE_GPU();
+  torch::manual_seed(8);
+  // (B, K, 6) rows x1 y1 x2 y2 score class, sorted by score as the end-to-end head emits them.
+  torch::Tensor xy = torch::rand({2, 300, 2}) * 300;
+  torch::Tensor boxes = torch::cat({xy, xy + torch::rand({2, 300, 2}) * 50}, 2);
+  torch::Tensor score = std::get<0>(torch::rand({2, 300, 1}).sort(1, /*descending=*/true));
+  torch::Tensor cls = torch::randint(0, 4, {2, 300, 1}).to(torch::kFloat);
+  const torch::Tensor pred = torch::cat({boxes, score, cls}, 2);
+  yolo::NmsOptions o;
+  o.conf = 0.3f;
+  o.classes = {1, 3};
+  const auto cpu = yolo::non_max_suppression(pred, o, true);
+  const auto gpu = yolo::non_max_suppression(pred.to(kGpu), o, true);
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    ASSERT_EQ(gpu[i].sizes(), cpu[i].sizes());
+    EXPECT_TRUE(torch::equal(gpu[i].cpu(), cpu[i]));
+  }
+}
+
+fs::path export_model(const std::string& yaml, int64_t batch) {
+  torch::manual_seed(5);
+  auto model = yolo::build_model(yaml, 3);
+  const fs::path path = fs::temp_directory_path() / "yolo_gpu_test" / (yaml + ".torchscript");
+  yolo::ExportOptions o;
+  o.height = 96;
+  o.width = 128;
+  o.batch = batch;
+  o.include_weights = false;
+  yolo::export_torchscript(*model, o, path);
+  return path;
+}
+
+TEST(GpuEngine, ForwardMatchesTheCpuInFp32AndFp16) {
+  YOLO_REQUIRE_GPU();
+  for (const std::string yaml : {"yolov8n.yaml", "yolo26n.yaml"}) {
+    const fs::path path = export_model(yaml, 1);
+    yolo::Engine cpu(path.string(), {});
+    yolo::EngineOptions go;
+    go.device = "cuda:0";
+    yolo::Engine gpu(path.string(), go);
+    go.half = true;
+    yolo::Engine half(path.string(), go);
+    torch::manual_seed(9);
+    const torch::Tensor x = torch::rand({2, 3, 96, 128});
+    const torch::Tensor expected = cpu.forward(x);
+    const torch::Tensor got = gpu.forward(x.to(kGpu));
+    ASSERT_TRUE(got.is_cuda());
+    EXPECT_LE(relative_max_diff(got, expected), 1e-4) << yaml;
+    const torch::Tensor got_half = half.forward(x);
+    EXPECT_EQ(got_half.scalar_type(), torch::kHalf);
+    // FP16 keeps 11 significant bits: boxes in pixels and scores within about 1 %.
+    EXPECT_LE(relative_max_diff(got_half.to(torch::kFloat), expected), 2e-2) << yaml;
+  }
+}
+
+TEST(GpuEngine, BatcherServesManyProducersOnTheGpu) {
+  YOLO_REQUIRE_GPU();
+  const fs::path path = export_model("yolov8n.yaml", 1);
+  yolo::Engine cpu(path.string(), {});
+  yolo::EngineOptions go;
+  go.device = "cuda:0";
+  yolo::Engine gpu(path.string(), go);
+  yolo::BatcherOptions bo;
+  bo.max_batch = 4;
+  yolo::DynamicBatcher batcher([&](const torch::Tensor& batch) { return gpu.forward(batch); }, bo);
+  std::vector<int> producers;
+  for (int i = 0; i < 3; ++i) {
+    producers.push_back(
+        batcher.add_producer("cam" + std::to_string(i), yolo::QueueFullPolicy::kBlock));
+  }
+  torch::manual_seed(11);
+  std::vector<torch::Tensor> frames;
+  std::vector<std::future<torch::Tensor>> results;
+  for (int i = 0; i < 12; ++i) {
+    // Frames prepared on the GPU, as the element hands them over after device preprocessing.
+    frames.push_back(torch::rand({3, 96, 128}));
+    results.push_back(batcher.submit(producers[i % 3], frames.back().to(kGpu)));
+  }
+  batcher.flush();
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const torch::Tensor got = results[i].get();
+    const torch::Tensor expected = cpu.forward(frames[i].unsqueeze(0)).squeeze(0);
+    EXPECT_LE(relative_max_diff(got, expected), 1e-4) << "frame " << i;
+  }
+  const yolo::BatcherStats stats = batcher.stats();
+  EXPECT_EQ(stats.inferred, 12u);
+  EXPECT_EQ(stats.failed, 0u);
+}
+
+}  // namespace
