@@ -94,6 +94,15 @@ macro(yolo_find_torch)
       "yolo: no LibTorch found. Run tools/install-deps.sh (installs the torch wheel into "
       "${YOLO_VENV}), or pass -DCMAKE_PREFIX_PATH=/path/to/libtorch (ROCm, CUDA or CPU LibTorch 2.x).")
   endif()
+  # A wheel's GPU libraries find their CUDA, cuDNN and NCCL libraries in the nvidia-* wheels
+  # beside it (their RPATH), but the linker looks in the build's -rpath folders first, where the
+  # CUDA toolkit may hold older copies (torch 2.15 needs NCCL 2.30; the toolkit had 2.28). Point
+  # the link-time search at the wheels' own (Torch_DIR is <site-packages>/torch/share/cmake/Torch).
+  file(GLOB _yolo_nvidia_libs LIST_DIRECTORIES true "${Torch_DIR}/../../../../nvidia/*/lib")
+  foreach(_yolo_dir ${_yolo_nvidia_libs})
+    get_filename_component(_yolo_dir "${_yolo_dir}" REALPATH)
+    add_link_options("LINKER:-rpath-link,${_yolo_dir}")
+  endforeach()
   if(Torch_VERSION VERSION_LESS 2.0)
     message(WARNING "yolo: LibTorch ${Torch_VERSION} is older than 2.0; only 2.x is tested in CI "
                     "(Debian's 1.13 is kept building for benchmarks only).")
@@ -118,6 +127,9 @@ function(yolo_prefer_system_fmt)
     return()
   endif()
   foreach(dir ${fmt_includes})
+    if(EXISTS "${dir}/fmt/format.h" AND "${dir}/fmt" STREQUAL torch_fmt)
+      return()  # one fmt for both (Debian's LibTorch uses the system's)
+    endif()
     if(EXISTS "${dir}/fmt/format.h")
       set(shim "${PROJECT_BINARY_DIR}/fmt-shim")
       file(MAKE_DIRECTORY "${shim}")

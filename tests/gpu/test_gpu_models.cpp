@@ -9,7 +9,8 @@
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/detection_model.h"
 
-using yolo::gpu_test::kGpu;
+using yolo::gpu_test::gpu_device;
+using yolo::gpu_test::on_gpu;
 using yolo::gpu_test::relative_max_diff;
 
 namespace {
@@ -22,13 +23,13 @@ TEST_P(GpuModel, InferenceMatchesCpu) {
   auto cpu = yolo::build_model(GetParam(), 3);
   cpu->eval();
   auto gpu = yolo::clone_model(*cpu);
-  gpu->to(kGpu);
+  gpu->to(gpu_device());
   gpu->eval();
   const torch::Tensor x = torch::rand({2, 3, 96, 128});
   torch::NoGradGuard no_grad;
   const torch::Tensor expected = cpu->forward(x);
-  const torch::Tensor got = gpu->forward(x.to(kGpu));
-  ASSERT_TRUE(got.is_cuda());
+  const torch::Tensor got = gpu->forward(x.to(gpu_device()));
+  ASSERT_TRUE(on_gpu(got));
   ASSERT_EQ(got.sizes(), expected.sizes());
   EXPECT_LE(relative_max_diff(got, expected), 1e-4) << GetParam();
 }
@@ -39,7 +40,7 @@ TEST_P(GpuModel, TrainingForwardAndGradientsMatchCpu) {
   auto cpu = yolo::build_model(GetParam(), 3);
   cpu->train();
   auto gpu = yolo::clone_model(*cpu);
-  gpu->to(kGpu);
+  gpu->to(gpu_device());
   gpu->train();
   const torch::Tensor x = torch::rand({2, 3, 64, 64});
   // A fixed function of every head output, so every parameter gets a gradient.
@@ -49,7 +50,7 @@ TEST_P(GpuModel, TrainingForwardAndGradientsMatchCpu) {
     return sum;
   };
   const yolo::nn::DetectTrainOutput out_cpu = cpu->forward_train(x);
-  const yolo::nn::DetectTrainOutput out_gpu = gpu->forward_train(x.to(kGpu));
+  const yolo::nn::DetectTrainOutput out_gpu = gpu->forward_train(x.to(gpu_device()));
   EXPECT_LE(relative_max_diff(out_gpu.one2many.boxes, out_cpu.one2many.boxes), 1e-4);
   EXPECT_LE(relative_max_diff(out_gpu.one2many.scores, out_cpu.one2many.scores), 1e-4);
   ASSERT_EQ(out_cpu.one2one.has_value(), out_gpu.one2one.has_value());
@@ -66,7 +67,7 @@ TEST_P(GpuModel, TrainingForwardAndGradientsMatchCpu) {
     const torch::Tensor& g_gpu = gpu_params[p.key()].grad();
     ASSERT_EQ(g_cpu.defined(), g_gpu.defined()) << p.key();
     if (!g_cpu.defined()) continue;
-    ASSERT_TRUE(g_gpu.is_cuda()) << p.key();
+    ASSERT_TRUE(on_gpu(g_gpu)) << p.key();
     // Gradients sum over many terms in a different order on the GPU: 1e-3 of the largest one.
     EXPECT_LE(relative_max_diff(g_gpu, g_cpu), 1e-3) << p.key();
     ++compared;
@@ -76,8 +77,8 @@ TEST_P(GpuModel, TrainingForwardAndGradientsMatchCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Families, GpuModel,
                          ::testing::Values("yolov8n.yaml", "yolo11n.yaml", "yolo26n.yaml"),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& test_param) {
+                           std::string n = test_param.param;
                            return n.substr(0, n.find('.'));
                          });
 

@@ -21,7 +21,8 @@
 #include "yolo/trainer/model_ema.h"
 #include "yolo/trainer/optimizer.h"
 
-using yolo::gpu_test::kGpu;
+using yolo::gpu_test::gpu_device;
+using yolo::gpu_test::on_gpu;
 using yolo::gpu_test::relative_max_diff;
 
 namespace {
@@ -91,7 +92,7 @@ class GpuTraining : public ::testing::TestWithParam<std::string> {};
 TEST_P(GpuTraining, TwoStepsMatchTheCpuWithoutAmp) {
   YOLO_REQUIRE_GPU();
   const StepsResult cpu = train_steps(GetParam(), torch::kCPU, false, 2);
-  const StepsResult gpu = train_steps(GetParam(), kGpu, false, 2);
+  const StepsResult gpu = train_steps(GetParam(), gpu_device(), false, 2);
   ASSERT_EQ(gpu.losses.size(), 2u);
   for (size_t i = 0; i < cpu.losses.size(); ++i) {
     EXPECT_NEAR(gpu.losses[i], cpu.losses[i], 1e-3 * std::abs(cpu.losses[i])) << "step " << i;
@@ -107,13 +108,13 @@ TEST_P(GpuTraining, TwoStepsMatchTheCpuWithoutAmp) {
 TEST_P(GpuTraining, TwoAmpStepsRunUnderAutocast) {
   YOLO_REQUIRE_GPU();
   const StepsResult cpu = train_steps(GetParam(), torch::kCPU, false, 2);
-  const StepsResult amp = train_steps(GetParam(), kGpu, true, 2);
+  const StepsResult amp = train_steps(GetParam(), gpu_device(), true, 2);
   for (double l : amp.losses) EXPECT_TRUE(std::isfinite(l));
   // FP16 activations: the first loss (same weights) within a few per cent of FP32's.
   EXPECT_NEAR(amp.losses[0], cpu.losses[0], 0.05 * std::abs(cpu.losses[0]));
   EXPECT_GE(amp.scale, 65536.0 / 4) << "the scaler backed off more than twice in two steps";
   int changed = 0;
-  const StepsResult start = train_steps(GetParam(), kGpu, true, 0);
+  const StepsResult start = train_steps(GetParam(), gpu_device(), true, 0);
   for (const auto& [name, w] : amp.weights) {
     EXPECT_TRUE(torch::isfinite(w).all().item<bool>()) << name;
     if (!torch::equal(w, start.weights.at(name))) ++changed;
@@ -122,8 +123,8 @@ TEST_P(GpuTraining, TwoAmpStepsRunUnderAutocast) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, GpuTraining, ::testing::Values("yolov8n.yaml", "yolo26n.yaml"),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& test_param) {
+                           std::string n = test_param.param;
                            return n.substr(0, n.find('.'));
                          });
 
@@ -132,9 +133,9 @@ TEST(GpuAmp, CheckPassesAndAutocastOutputFollowsFp32) {
   YOLO_REQUIRE_GPU();
   torch::manual_seed(2);
   auto model = yolo::build_model("yolov8n.yaml", 3);
-  model->to(kGpu);
+  model->to(gpu_device());
   model->eval();
-  const torch::Tensor x = torch::rand({8, 3, 128, 128}).to(kGpu);
+  const torch::Tensor x = torch::rand({8, 3, 128, 128}).to(gpu_device());
   torch::Tensor raw_fp32, raw_amp;
   auto detect = [&](bool autocast) {
     torch::NoGradGuard no_grad;
@@ -144,8 +145,8 @@ TEST(GpuAmp, CheckPassesAndAutocastOutputFollowsFp32) {
     return yolo::non_max_suppression(raw, yolo::NmsOptions{}, false).front();
   };
   const yolo::BackendInfo backend = yolo::query_backend();
-  ASSERT_FALSE(backend.gpus.empty());
-  const yolo::AmpDecision d = yolo::check_amp("cuda", backend.gpus[0].name, detect);
+  const std::string name = backend.gpus.empty() ? "CPU (rehearsal)" : backend.gpus[0].name;
+  const yolo::AmpDecision d = yolo::check_amp("cuda", name, detect);
   EXPECT_TRUE(d.enabled) << d.reason;
   ASSERT_TRUE(raw_amp.defined() && raw_fp32.defined());
   EXPECT_LE(relative_max_diff(raw_amp, raw_fp32), 2e-2);
