@@ -8,6 +8,9 @@
 # returns without touching apt or pip (a dpkg query and one Python import, about a second).
 #
 #   tools/install-deps.sh                  everything the build and tests need
+#   tools/install-deps.sh --oracle           also Ultralytics (pinned) in the same venv: the
+#                                            reference the parity tests run against (dev/test
+#                                            only; the product never needs Python)
 #   tools/install-deps.sh --debian-libtorch  also Debian's LibTorch 1.13 (libtorch-dev), for
 #                                            the 1.13-vs-2.x benchmarks only
 #   YOLO_TORCH_VERSION=2.12.0 tools/install-deps.sh   another torch from PyPI (2.x)
@@ -18,12 +21,16 @@ set -euo pipefail
 # The pinned LibTorch: the version the GPU check machine runs (torch 2.11, CUDA 13), so what is
 # tested here on the CPU is the same library that is checked on a GPU.
 torch_version="${YOLO_TORCH_VERSION:-2.11.0}"
+# The oracle of tests/parity: the newest Ultralytics 8.4 when the parity work started.
+ultralytics_version="8.4.190"
 venv="${YOLO_VENV:-/opt/yolo-edge/venv}"
 with_debian_libtorch=0
+with_oracle=0
 for arg in "$@"; do
   case "$arg" in
     --debian-libtorch) with_debian_libtorch=1 ;;
-    *) echo "install-deps: unknown option '$arg' (known: --debian-libtorch)" >&2; exit 2 ;;
+    --oracle) with_oracle=1 ;;
+    *) echo "install-deps: unknown option '$arg' (known: --oracle, --debian-libtorch)" >&2; exit 2 ;;
   esac
 done
 
@@ -78,14 +85,26 @@ installed="$("$venv/bin/python" -c 'import torch; print(torch.__version__)' 2>/d
 # The wheel reports e.g. 2.11.0+cu130; the pin is the part before '+'.
 if [ "${installed%%+*}" = "$torch_version" ]; then
   echo "install-deps: torch $installed present in $venv"
-  exit 0
+else
+  echo "install-deps: installing torch==$torch_version (LibTorch with its CMake config) into $venv"
+  if [ ! -x "$venv/bin/python" ]; then
+    $SUDO mkdir -p "$(dirname "$venv")"
+    $SUDO /usr/bin/python3 -m venv "$venv"
+  fi
+  # The PyPI wheel is the CUDA build: it runs on the CPU too, and links every GPU code path.
+  # numpy: the tests' interoperability checks (Python torch and numpy read what we write).
+  $SUDO "$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$torch_version" numpy
+  echo "install-deps: $("$venv/bin/python" -c 'import torch; print("torch", torch.__version__, "at", torch.utils.cmake_prefix_path)')"
 fi
-echo "install-deps: installing torch==$torch_version (LibTorch with its CMake config) into $venv"
-if [ ! -x "$venv/bin/python" ]; then
-  $SUDO mkdir -p "$(dirname "$venv")"
-  $SUDO /usr/bin/python3 -m venv "$venv"
+
+if [ "$with_oracle" -eq 1 ]; then
+  have="$("$venv/bin/python" -c 'import ultralytics; print(ultralytics.__version__)' 2>/dev/null || true)"
+  if [ "$have" = "$ultralytics_version" ]; then
+    echo "install-deps: ultralytics $have present (the parity oracle)"
+  else
+    echo "install-deps: installing ultralytics==$ultralytics_version into $venv (the parity oracle)"
+    # torch stays pinned; pip picks the torchvision built for it.
+    $SUDO "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+      "torch==$torch_version" torchvision "ultralytics==$ultralytics_version"
+  fi
 fi
-# The PyPI wheel is the CUDA build: it runs on the CPU too, and links every GPU code path.
-# numpy: the tests' interoperability checks (Python torch and numpy read what we write).
-$SUDO "$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$torch_version" numpy
-echo "install-deps: $("$venv/bin/python" -c 'import torch; print("torch", torch.__version__, "at", torch.utils.cmake_prefix_path)')"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Sets up and runs every test: installs dependencies (apt), configures, builds, runs ctest.
-#   tools/test.sh                 all tests (labels unit, integration, slow)
+#   tools/test.sh                 all tests (labels unit, integration, slow, gpu, parity)
 #   tools/test.sh -L unit         only one label; any further arguments go to ctest
 # BUILD_DIR (default: build) chooses the build folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tools/install-deps.sh
+tools/install-deps.sh --oracle  # Ultralytics for the parity tests (dev/test only)
 build_dir="${BUILD_DIR:-build}"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build_dir" -j "$(nproc)"

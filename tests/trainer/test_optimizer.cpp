@@ -221,26 +221,42 @@ TEST(Schedule, WarmupRampsLrMomentumAndAccumulation) {
   yolo::ScheduleOptions o;
   o.epochs = 10;
   o.batch = 16;
-  EXPECT_EQ(yolo::warmup_iterations(o, 10), 100);  // at least 100
+  // Ultralytics 8.4.190: round(min(warmup_epochs, epochs - 1) * nb), no 100-iteration floor.
+  EXPECT_EQ(yolo::warmup_iterations(o, 4), 12);
   EXPECT_EQ(yolo::warmup_iterations(o, 50), 150);
+  o.warmup_epochs = 2.5;
+  EXPECT_EQ(yolo::warmup_iterations(o, 1), 2);  // round(2.5) -> 2 (half to even)
+  o.epochs = 2;                                 // at most epochs - 1 = 1 epoch of warm-up
+  EXPECT_EQ(yolo::warmup_iterations(o, 4), 4);
+  o.epochs = 1;
+  EXPECT_EQ(yolo::warmup_iterations(o, 4), 0);
+  o.epochs = 10;
   o.warmup_epochs = 0;
-  EXPECT_EQ(yolo::warmup_iterations(o, 50), -1);
+  EXPECT_EQ(yolo::warmup_iterations(o, 50), 0);
   o.warmup_epochs = 3;
-  EXPECT_EQ(yolo::accumulate_steps(o), 4);
+  EXPECT_EQ(yolo::nominal_accumulate(o), 4);
+  EXPECT_EQ(yolo::accumulate_steps(o, 4), 4);
+  o.epochs = 1;  // a 2-batch run: one step at its end, not none
+  EXPECT_EQ(yolo::accumulate_steps(o, 2), 2);
+  o.epochs = 10;
 
   auto w = torch::zeros({1}), b = torch::zeros({1});
   yolo::Optimizer opt(yolo::OptimizerKind::kSGD, {one_param_group("weight", w, 0.01, 0.937, 5e-4),
                                                   one_param_group("bias", b, 0.01, 0.937, 0)});
-  EXPECT_EQ(yolo::apply_schedule(o, opt, 0, 100, 0), 1);
+  EXPECT_EQ(yolo::apply_schedule(o, opt, 0, 100, 0, 4), 1);
   EXPECT_DOUBLE_EQ(opt.groups()[0].lr, 0.0);
   EXPECT_DOUBLE_EQ(opt.groups()[1].lr, 0.1);
   EXPECT_DOUBLE_EQ(opt.groups()[0].momentum, 0.8);
-  EXPECT_EQ(yolo::apply_schedule(o, opt, 50, 100, 0), 2);  // round(2.5) -> 2 (half to even)
+  EXPECT_EQ(yolo::apply_schedule(o, opt, 50, 100, 0, 4), 2);  // round(2.5) -> 2 (half to even)
   EXPECT_NEAR(opt.groups()[0].lr, 0.005, 1e-12);
   EXPECT_NEAR(opt.groups()[1].lr, 0.055, 1e-12);
   EXPECT_NEAR(opt.groups()[0].momentum, 0.8685, 1e-12);
+  EXPECT_EQ(yolo::apply_schedule(o, opt, 100, 100, 0, 4), 4);  // ni == warmup: on target
+  EXPECT_NEAR(opt.groups()[0].lr, 0.01, 1e-12);
+  EXPECT_NEAR(opt.groups()[1].lr, 0.01, 1e-12);
+  EXPECT_NEAR(opt.groups()[0].momentum, 0.937, 1e-12);
   // After warm-up: initial_lr * lf(epoch); epoch 5 of 10 -> 0.505.
-  EXPECT_EQ(yolo::apply_schedule(o, opt, 500, 100, 5), 4);
+  EXPECT_EQ(yolo::apply_schedule(o, opt, 500, 100, 5, 4), 4);
   EXPECT_NEAR(opt.groups()[0].lr, 0.01 * 0.505, 1e-12);
   EXPECT_NEAR(opt.groups()[1].lr, 0.01 * 0.505, 1e-12);
 }

@@ -12,14 +12,22 @@ double lr_factor(const ScheduleOptions& o, double epoch) {
 }
 
 int64_t warmup_iterations(const ScheduleOptions& o, int64_t batches_per_epoch) {
-  if (o.warmup_epochs <= 0) return -1;
-  return std::max<int64_t>(
-      static_cast<int64_t>(std::llround(o.warmup_epochs * static_cast<double>(batches_per_epoch))),
-      100);
+  // Ultralytics 8.4.190 (BaseTrainer._get_warmup_iterations): at most epochs - 1 epochs, so the
+  // last epoch always trains at the scheduled rate; Python's round() (half to even); no floor.
+  const double epochs = std::min(o.warmup_epochs, std::max(o.epochs - 1, 0) * 1.0);
+  if (epochs <= 0) return 0;
+  return static_cast<int64_t>(std::nearbyint(epochs * static_cast<double>(batches_per_epoch)));
 }
 
-int accumulate_steps(const ScheduleOptions& o) {
-  return std::max(static_cast<int>(std::lround(static_cast<double>(o.nbs) / o.batch)), 1);
+int nominal_accumulate(const ScheduleOptions& o) {
+  return std::max(static_cast<int>(std::nearbyint(static_cast<double>(o.nbs) / o.batch)), 1);
+}
+
+int accumulate_steps(const ScheduleOptions& o, int64_t batches_per_epoch) {
+  // Capped at the run's batch count, so a run shorter than one nominal batch still steps.
+  const int64_t run_batches = batches_per_epoch * std::max(o.epochs, 1);
+  return static_cast<int>(
+      std::min<int64_t>(nominal_accumulate(o), std::max<int64_t>(run_batches, 1)));
 }
 
 double interp(double x, double x0, double x1, double y0, double y1) {
@@ -29,15 +37,15 @@ double interp(double x, double x0, double x1, double y0, double y1) {
 }
 
 int apply_schedule(const ScheduleOptions& o, Optimizer& optimizer, int64_t ni, int64_t warmup,
-                   int epoch) {
+                   int epoch, int accumulate) {
   const double lf = lr_factor(o, epoch);
+  // ni == warmup lands accumulate, lr and momentum exactly on their targets (Ultralytics 8.4.190).
   const bool warming = warmup > 0 && ni <= warmup;
-  int accumulate = accumulate_steps(o);
   if (warming) {
     const double x = static_cast<double>(ni), x1 = static_cast<double>(warmup);
-    // Python's round() of np.interp: half to even, like std::nearbyint in the default mode.
-    accumulate = std::max(1, static_cast<int>(std::nearbyint(
-                                 interp(x, 0, x1, 1, static_cast<double>(o.nbs) / o.batch))));
+    // Ramps to the (capped) accumulate, never past it. Python's round() of np.interp: half to
+    // even, like std::nearbyint in the default mode.
+    accumulate = std::max(1, static_cast<int>(std::nearbyint(interp(x, 0, x1, 1, accumulate))));
   }
   for (auto& g : optimizer.groups()) {
     const double target = g.initial_lr * lf;

@@ -432,7 +432,8 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   s.schedule.momentum = cfg_.get_float("momentum");
   s.schedule.nbs = static_cast<int>(cfg_.get_int("nbs"));
   s.schedule.batch = s.batch;
-  const int accumulate = accumulate_steps(s.schedule);
+  // Weight decay scales with the nominal accumulation, before any cap (Ultralytics).
+  const int accumulate = nominal_accumulate(s.schedule);
   const double weight_decay =
       cfg_.get_float("weight_decay") * s.batch * accumulate / s.schedule.nbs;
   std::string opt_name = cfg_.get_string("optimizer");
@@ -586,6 +587,9 @@ TrainResult Trainer::train() {
   const double time_limit_h = cfg_.is_null("time") ? 0.0 : cfg_.get_float("time");
   const int64_t nb = static_cast<int64_t>(s.train_loader->batches_per_epoch());
   const int64_t warmup = warmup_iterations(s.schedule, nb);
+  // Capped at the run's batch count, except in time-limited runs, whose epoch count changes.
+  const int run_accumulate =
+      time_limit_h > 0 ? nominal_accumulate(s.schedule) : accumulate_steps(s.schedule, nb);
   auto& det = s.model->detect();
   const bool e2e_output = det.end2end && det.use_one2one;
 
@@ -669,6 +673,9 @@ TrainResult Trainer::train() {
   } spent;
   int epoch = s.start_epoch;
   bool interrupted = false;
+  // Gradients are zeroed once here and then only by optimiser steps, as in Ultralytics: the
+  // batches after an epoch's last step carry into the next epoch's first step.
+  s.optimizer->zero_grad();
   for (; epoch < s.epochs; ++epoch) {
     if (close_mosaic > 0 && epoch == s.epochs - close_mosaic)
       spdlog::info("Closing dataloader mosaic");
@@ -680,11 +687,11 @@ TrainResult Trainer::train() {
     ProgressBar bar(nb, cfg_.get_bool("verbose") && s.main);
     torch::Tensor tloss = torch::zeros({3}, torch::kDouble);
     int64_t seen_batches = 0;
-    s.optimizer->zero_grad();
     while (auto batch = s.train_loader->next()) {
       const int64_t i = batch->index;
       const int64_t ni = i + nb * epoch;
-      const int accumulate = apply_schedule(s.schedule, *s.optimizer, ni, warmup, epoch);
+      const int accumulate =
+          apply_schedule(s.schedule, *s.optimizer, ni, warmup, epoch, run_accumulate);
       torch::Tensor images = batch->images.to(s.device, /*non_blocking=*/true);
       if (multi_scale > 0)
         images = resize_batch(
@@ -705,7 +712,21 @@ TrainResult Trainer::train() {
       // Under DDP the gradients are averaged over the ranks; scaling each rank's loss by the
       // world size keeps the step equal to one process on the whole global batch (Ultralytics).
       s.scaler->scale(world > 1 ? loss.total * static_cast<double>(world) : loss.total).backward();
-      if (ni - s.ts.last_opt_step >= accumulate) {
+      const bool step_now = ni - s.ts.last_opt_step >= accumulate;
+      if (on_schedule_ && s.main) {
+        BatchSchedule record;
+        record.iteration = ni;
+        record.epoch = epoch;
+        record.accumulate = accumulate;
+        record.stepped = step_now;
+        for (const auto& g : s.optimizer->groups()) {
+          record.groups.push_back(g.name);
+          record.lr.push_back(g.lr);
+          record.momentum.push_back(g.momentum);
+        }
+        on_schedule_(record);
+      }
+      if (step_now) {
         std::vector<torch::Tensor> params = s.model->parameters();
         if (s.pg) s.pg->average_gradients(params);
         const bool finite = s.scaler->unscale(params);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/distributed.h"
@@ -24,6 +25,17 @@ struct TrainResult {
   double best_fitness = 0;
   double map50 = 0, map50_95 = 0;  // final validation of best.pt (or the last epoch's)
   double seconds = 0;
+};
+
+// What one training batch did to the optimiser: the schedule's values while it ran and whether
+// it ended with an optimiser step (the schedule parity test compares these with Ultralytics').
+struct BatchSchedule {
+  int64_t iteration = 0;  // global batch index (ni)
+  int epoch = 0;
+  int accumulate = 1;
+  bool stepped = false;
+  std::vector<std::string> groups;   // parameter-group names ("weight", "bn", "bias", ...)
+  std::vector<double> lr, momentum;  // per group; momentum is Adam's beta1
 };
 
 class Trainer {
@@ -42,6 +54,10 @@ class Trainer {
   void request_stop() { stop_requested_ = true; }
   // Called after every optimiser-step-sized batch with the global iteration (tests).
   void set_batch_callback(std::function<void(int64_t iteration)> cb) { on_batch_ = std::move(cb); }
+  // Called after every batch with its schedule (tests; rank 0 of a data-parallel run).
+  void set_schedule_callback(std::function<void(const BatchSchedule&)> cb) {
+    on_schedule_ = std::move(cb);
+  }
 
   const Config& config() const { return cfg_; }
 
@@ -51,6 +67,7 @@ class Trainer {
   DistributedEnv dist_;
   std::atomic<bool> stop_requested_{false};
   std::function<void(int64_t)> on_batch_;
+  std::function<void(const BatchSchedule&)> on_schedule_;
   std::unique_ptr<State> s_;
 };
 

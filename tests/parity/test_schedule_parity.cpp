@@ -1,0 +1,124 @@
+// Parity with Ultralytics, the reference implementation, run as an oracle (label `parity`; needs
+// the ultralytics package in the test Python, `tools/install-deps.sh --oracle`; skipped without).
+//
+// The schedule: a 60-epoch run of 4 batches an epoch (64 images, batch 16, Ultralytics' default
+// recipe: optimizer=auto, nbs=64, warm-up of 3 epochs) by both tools on the same images. For
+// every batch, the learning rate and momentum of each parameter group, the accumulation and
+// whether the batch ended with an optimiser step must be identical. The first difference is
+// reported with its iteration and field.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "test_files.h"
+#include "yolo/synth/synthetic_data.h"
+#include "yolo/trainer/config.h"
+#include "yolo/trainer/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool python_has_ultralytics() {
+  const std::string cmd =
+      std::string(YOLO_TEST_PYTHON) + " -c 'import ultralytics' >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+// The run both tools make, as key=value pairs (Ultralytics' names; ours are the same).
+const std::vector<std::pair<std::string, std::string>> kRunArgs = {
+    {"model", "yolov8n.yaml"}, {"imgsz", "32"},      {"epochs", "60"},
+    {"batch", "16"},           {"workers", "0"},     {"device", "cpu"},
+    {"val", "False"},          {"plots", "False"},   {"seed", "0"},
+    {"amp", "False"},          {"exist_ok", "True"}, {"verbose", "False"}};
+
+std::vector<yolo::BatchSchedule> run_ours(const fs::path& data, const fs::path& project) {
+  yolo::Config cfg;
+  std::vector<std::pair<std::string, std::string>> args = kRunArgs;
+  args.push_back({"data", data.string()});
+  args.push_back({"project", project.string()});
+  args.push_back({"name", "ours"});
+  cfg.apply_text_overrides(args);
+  yolo::Trainer trainer(cfg);
+  std::vector<yolo::BatchSchedule> records;
+  trainer.set_schedule_callback([&](const yolo::BatchSchedule& r) { records.push_back(r); });
+  trainer.train();
+  return records;
+}
+
+nlohmann::json run_ultralytics(const fs::path& data, const fs::path& project, const fs::path& out) {
+  std::string cmd = std::string(YOLO_TEST_PYTHON) + " " + YOLO_SOURCE_DIR +
+                    "/tools/parity/ultralytics_schedule.py " + out.string();
+  for (const auto& [k, v] : kRunArgs) cmd += " " + k + "=" + v;
+  cmd += " data=" + data.string() + " project=" + project.string() + " name=ultralytics";
+  cmd += " pretrained=False > " + (out.string() + ".log") + " 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << "the oracle failed; see " << out << ".log";
+  std::ifstream in(out);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST(ScheduleParity, EveryBatchMatchesUltralytics) {
+  if (!python_has_ultralytics()) {
+    GTEST_SKIP() << YOLO_TEST_PYTHON << " has no ultralytics (tools/install-deps.sh --oracle)";
+  }
+  yolo::testing::TempDir tmp("schedule_parity");
+  yolo::synth::SynthOptions o;
+  o.dir = tmp.path / "data";
+  o.train_images = 64;
+  o.val_images = 16;
+  o.imgsz = 64;
+  o.num_classes = 3;
+  o.threads = 1;
+  const fs::path yaml = yolo::synth::generate_synthetic_dataset(o).yaml;
+  // Each tool on its own copy (their label caches share a name), Ultralytics' YAML with an
+  // absolute `path` (it resolves a relative one against the working folder).
+  const fs::path theirs = tmp.path / "data_ultralytics";
+  fs::copy(o.dir, theirs, fs::copy_options::recursive);
+  {
+    std::ofstream y(theirs / "data.yaml");
+    y << "path: " << fs::absolute(theirs).string()
+      << "\ntrain: images/train\nval: images/val\nnc: 3\nnames: {0: rectangle, 1: ellipse, 2: "
+         "triangle}\n";
+  }
+
+  const std::vector<yolo::BatchSchedule> ours = run_ours(yaml, tmp.path / "runs");
+  const nlohmann::json reference =
+      run_ultralytics(theirs / "data.yaml", tmp.path / "runs", tmp.path / "ultralytics.json");
+
+  ASSERT_EQ(ours.size(), reference.size()) << "batches in the run";
+  ASSERT_EQ(ours.size(), 240u);
+  int steps = 0;
+  for (size_t i = 0; i < ours.size(); ++i) {
+    const yolo::BatchSchedule& a = ours[i];
+    const nlohmann::json& b = reference[i];
+    const std::string at = "iteration " + std::to_string(i) + ": ";
+    ASSERT_EQ(a.iteration, b["iteration"].get<int64_t>()) << at;
+    ASSERT_EQ(a.epoch, b["epoch"].get<int>()) << at << "epoch";
+    ASSERT_EQ(a.accumulate, b["accumulate"].get<int>()) << at << "accumulate";
+    ASSERT_EQ(a.stepped, b["stepped"].get<bool>()) << at << "optimiser step";
+    steps += a.stepped;
+    // Groups by name: Ultralytics orders them weight, bn, bias.
+    std::map<std::string, std::pair<double, double>> theirs_by_name;
+    for (size_t g = 0; g < b["groups"].size(); ++g) {
+      theirs_by_name[b["groups"][g].get<std::string>()] = {b["lr"][g].get<double>(),
+                                                           b["momentum"][g].get<double>()};
+    }
+    ASSERT_EQ(a.groups.size(), theirs_by_name.size()) << at << "parameter groups";
+    for (size_t g = 0; g < a.groups.size(); ++g) {
+      ASSERT_TRUE(theirs_by_name.count(a.groups[g])) << at << "group " << a.groups[g];
+      const auto [lr, momentum] = theirs_by_name.at(a.groups[g]);
+      ASSERT_NEAR(a.lr[g], lr, 1e-12 + 1e-9 * std::abs(lr)) << at << a.groups[g] << " lr";
+      ASSERT_NEAR(a.momentum[g], momentum, 1e-12) << at << a.groups[g] << " momentum";
+    }
+  }
+  EXPECT_GT(steps, 50);
+}
