@@ -5,7 +5,7 @@
 # through a gst-launch-1.0 pipeline with the `yolo` element, polling its HTTP endpoint while it
 # plays.
 #
-# The default run is sized for two CPU cores and about ten minutes, and to end with a model that
+# The default run is sized for two CPU cores and five to ten minutes, and to end with a model that
 # really detects: an easy one-class set (up to 3 rectangles of 20-45 % of the image, 192 px) and
 # an optimiser step every batch (nbs=16: with a nominal batch of 64 a 160-image set would get
 # only ~2 steps per epoch).
