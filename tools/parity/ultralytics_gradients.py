@@ -1,0 +1,51 @@
+"""Ultralytics as the oracle for the loss and its gradients (dev/test only).
+
+Reads a case written by tests/parity/test_gradient_parity.cpp (torch::pickle_save of a dict: the
+architecture YAML name, nc, epochs, every parameter and buffer of our model by Ultralytics' own
+state-dict names, a batch of images and its targets), builds the same architecture in
+Ultralytics, loads those weights, computes Ultralytics' training loss on the batch and writes the
+loss and every parameter's gradient with torch.save.
+
+    python ultralytics_gradients.py CASE.pt OUT.pt
+"""
+
+import os
+import sys
+
+import torch
+
+
+def main() -> None:
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from ultralytics.cfg import get_cfg
+    from ultralytics.nn.tasks import DetectionModel
+    from ultralytics.utils import DEFAULT_CFG
+
+    case = torch.load(sys.argv[1], weights_only=False)  # the test's own file
+    model = DetectionModel(case["yaml"], nc=int(case["nc"]), verbose=False)
+    missing, unexpected = model.load_state_dict(case["state"], strict=False)
+    if missing or unexpected:
+        sys.exit(f"state dict mismatch: missing {missing[:5]}, unexpected {unexpected[:5]}")
+    model.args = get_cfg(DEFAULT_CFG, {"epochs": int(case["epochs"])})
+    model.train()
+    targets = case["targets"]
+    batch = {
+        "img": case["images"],
+        "batch_idx": targets[:, 0],
+        "cls": targets[:, 1:2],
+        "bboxes": targets[:, 2:6],
+    }
+    loss, items = model.loss(batch)
+    total = loss.sum()
+    total.backward()
+    grads = {name: p.grad.detach().clone() for name, p in model.named_parameters() if p.grad is not None}
+    out = {
+        "total": total.detach(),
+        "items": torch.stack([v.detach().float() for v in items.values()]),
+        "grads": grads,
+    }
+    torch.save(out, sys.argv[2])
+
+
+if __name__ == "__main__":
+    main()
