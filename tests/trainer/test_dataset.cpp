@@ -195,7 +195,8 @@ TEST(DatasetScan, SkipsBadFilesAndSummarises) {
   EXPECT_TRUE(again.from_cache);
   EXPECT_EQ(again.images.size(), 3u);
   EXPECT_EQ(again.skipped.size(), 4u);
-  EXPECT_TRUE(fs::exists(d.path / "labels" / "train.cache"));
+  EXPECT_TRUE(fs::exists(d.path / "labels" / "train.yolo-edge.cache"));
+  EXPECT_FALSE(fs::exists(d.path / "labels" / "train.cache")) << "Ultralytics' name is theirs";
   // ...and rebuilt when a label changes.
   write(lbl / "bad_label.txt", "0 0.5 0.5 0.2 0.2\n");
   auto fixed = yolo::scan_dataset(images, 2, 2);

@@ -101,7 +101,9 @@ TEST_F(SynthTest, WritesUltralyticsLayoutWithValidLabels) {
   ASSERT_EQ(report.class_instances.size(), 5u);
 
   const YAML::Node yaml = YAML::LoadFile(report.yaml.string());
-  EXPECT_EQ(yaml["path"].as<std::string>(), ".");
+  // No `path:` key: both tools then resolve the splits against the YAML's folder (Ultralytics
+  // resolves a relative `path` against the working folder instead).
+  EXPECT_FALSE(yaml["path"].IsDefined());
   EXPECT_EQ(yaml["train"].as<std::string>(), "images/train");
   EXPECT_EQ(yaml["val"].as<std::string>(), "images/val");
   EXPECT_EQ(yaml["nc"].as<int>(), 5);
@@ -291,7 +293,8 @@ TEST_F(SynthTest, RerunRemovesStaleFiles) {
   SynthOptions o = small("ds");
   yolo::synth::generate_synthetic_dataset(o);
   fs::create_directories(o.dir / "labels");
-  std::ofstream(o.dir / "labels" / "train.cache") << "stale";
+  std::ofstream(o.dir / "labels" / "train.cache") << "stale";  // Ultralytics'
+  std::ofstream(o.dir / "labels" / "train.yolo-edge.cache") << "stale";
   std::ofstream(o.dir / "images" / "train" / "mine.jpg") << "not ours";
   o.train_images = 5;
   o.val_images = 2;
@@ -301,6 +304,7 @@ TEST_F(SynthTest, RerunRemovesStaleFiles) {
   EXPECT_TRUE(fs::exists(o.dir / "images" / "train" / "mine.jpg"));
   EXPECT_EQ(files_in(o.dir / "images" / "val", ".jpg").size(), 2u);
   EXPECT_FALSE(fs::exists(o.dir / "labels" / "train.cache"));
+  EXPECT_FALSE(fs::exists(o.dir / "labels" / "train.yolo-edge.cache"));
 }
 
 // background_fraction=1 gives only empty label files (background-only images).

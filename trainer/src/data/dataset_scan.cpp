@@ -159,9 +159,15 @@ std::string DatasetScan::summary(const std::string& split, size_t max_listed) co
   return out;
 }
 
+fs::path label_scan_cache_path(const fs::path& first_image) {
+  return label_path_for(first_image).parent_path().string() + ".yolo-edge.cache";
+}
+
 DatasetScan scan_dataset(const std::vector<fs::path>& images, int nc, int workers) {
   if (images.empty()) return {};
-  const fs::path cache = label_path_for(images.front()).parent_path().string() + ".cache";
+  // Our own name (JSON): Ultralytics keeps its pickled scan in labels/<split>.cache, and each tool
+  // would refuse or rewrite the other's file if both used that name; neither reads the other's.
+  const fs::path cache = label_scan_cache_path(images.front());
   const std::string hash = fingerprint(images);
   std::error_code ec;
   if (fs::exists(cache, ec)) {

@@ -112,9 +112,13 @@ void remove_stale_files(const SynthOptions& o, SynthSplit split, int count) {
       }
     }
   }
+  // Label caches of the old files are stale: ours and Ultralytics'.
   std::error_code ec;
-  if (fs::remove(o.dir / "labels" / fmt::format("{}.cache", split_str), ec)) {
-    spdlog::info("synth: removed the stale label cache labels/{}.cache", split_str);
+  for (const char* suffix : {".yolo-edge.cache", ".cache"}) {
+    const std::string name = split_str + std::string(suffix);
+    if (fs::remove(o.dir / "labels" / name, ec)) {
+      spdlog::info("synth: removed the stale label cache labels/{}", name);
+    }
   }
 }
 
@@ -124,8 +128,10 @@ std::string data_yaml(const SynthOptions& o) {
     names += fmt::format("  {}: {}\n", c, kShapeClassNames[c]);
   return fmt::format(
       "# Synthetic shapes dataset written by `yolo-trainer synth` (seed {}, imgsz {}).\n"
-      "# `path` is relative to this file's folder, so the dataset can be moved as one folder.\n"
-      "path: .\n"
+      "# No `path:` key: yolo-trainer and Ultralytics both read the splits relative to this "
+      "file's\n"
+      "# folder then (Ultralytics resolves a relative `path` against the working folder), so the\n"
+      "# dataset can be moved as one folder and used by either tool.\n"
       "train: images/train  # {} images\n"
       "val: images/val  # {} images\n"
       "\n"

@@ -97,8 +97,13 @@ struct DatasetScan {
 };
 
 // Checks every image (decodable, >= 10 px, JPEGs complete) and its labels, in parallel with
-// `workers` threads. Results are cached in `<labels folder>.cache` next to the labels folder and
-// reused while no image or label file changed (paths, sizes and modification times).
+// `workers` threads. Results are cached in `<labels folder>.yolo-edge.cache` next to the labels
+// folder and reused while no image or label file changed (paths, sizes and modification times).
 DatasetScan scan_dataset(const std::vector<std::filesystem::path>& images, int nc, int workers = 2);
+
+// Where scan_dataset caches a split's scan: labels/<split>.yolo-edge.cache beside the label folder
+// of `first_image` (Ultralytics' own labels/<split>.cache is left alone, so one dataset folder
+// serves both tools).
+std::filesystem::path label_scan_cache_path(const std::filesystem::path& first_image);
 
 }  // namespace yolo

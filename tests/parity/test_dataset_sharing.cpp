@@ -1,0 +1,80 @@
+// One dataset folder for both tools (label `parity`; needs the ultralytics package in the test
+// Python: tools/install-deps.sh --oracle; skipped without). A folder written by
+// `yolo-trainer synth` is read by Ultralytics where it lies (no `path:` key to misresolve), both
+// tools keep their label caches side by side without reading or breaking the other's, and they
+// count the same images and instances.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "test_files.h"
+#include "yolo/synth/synthetic_data.h"
+#include "yolo/trainer/dataset.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool python_has_ultralytics() {
+  const std::string cmd =
+      std::string(YOLO_TEST_PYTHON) + " -c 'import ultralytics' >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+// Ultralytics' {split: [images, instances]} for the YAML, read from the given working folder
+// (elsewhere than the dataset, so a path resolved against it would be wrong).
+nlohmann::json ultralytics_counts(const fs::path& yaml, const fs::path& cwd) {
+  const std::string cmd = "cd '" + cwd.string() + "' && " + YOLO_TEST_PYTHON + " " +
+                          YOLO_SOURCE_DIR + "/tools/parity/ultralytics_read_dataset.py '" +
+                          yaml.string() + "' 2>/dev/null | tail -n 1";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (pipe && fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
+  return nlohmann::json::parse(out.empty() ? "null" : out);
+}
+
+}  // namespace
+
+TEST(DatasetSharing, OneFolderServesBothTools) {
+  if (!python_has_ultralytics()) {
+    GTEST_SKIP() << YOLO_TEST_PYTHON << " has no ultralytics (tools/install-deps.sh --oracle)";
+  }
+  yolo::testing::TempDir tmp("dataset_sharing");
+  yolo::synth::SynthOptions o;
+  o.dir = tmp.path / "data";
+  o.train_images = 12;
+  o.val_images = 5;
+  o.imgsz = 64;
+  o.num_classes = 3;
+  o.threads = 1;
+  const fs::path yaml = yolo::synth::generate_synthetic_dataset(o).yaml;
+  const yolo::DatasetConfig cfg = yolo::load_dataset_config(yaml, tmp.path / "datasets");
+  auto ours = [&](const char* split) {
+    return yolo::scan_dataset(yolo::list_images(cfg.splits.at(split)), cfg.nc, 1);
+  };
+  fs::create_directories(tmp.path / "elsewhere");
+
+  const yolo::DatasetScan first = ours("train");  // writes our cache first
+  const nlohmann::json theirs = ultralytics_counts(yaml, tmp.path / "elsewhere");
+  ASSERT_TRUE(theirs.is_object()) << "Ultralytics could not read the folder ours had cached";
+  EXPECT_TRUE(fs::exists(o.dir / "labels" / "train.cache")) << "Ultralytics' cache";
+  EXPECT_TRUE(fs::exists(o.dir / "labels" / "train.yolo-edge.cache")) << "ours";
+
+  const yolo::DatasetScan again = ours("train");  // with Ultralytics' cache beside ours
+  EXPECT_TRUE(again.from_cache);
+  const yolo::DatasetScan val = ours("val");
+  for (const auto& [split, scan] : {std::pair{"train", &again}, std::pair{"val", &val}}) {
+    EXPECT_EQ(theirs[split][0].get<size_t>(), scan->images.size()) << split << " images";
+    EXPECT_EQ(theirs[split][1].get<int>(), scan->instances) << split << " instances";
+  }
+  EXPECT_EQ(first.instances, again.instances);
+  // And Ultralytics again, now reading its own cache next to ours.
+  EXPECT_EQ(ultralytics_counts(yaml, tmp.path / "elsewhere"), theirs);
+}
