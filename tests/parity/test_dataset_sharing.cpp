@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "oracle.h"
 #include "test_files.h"
 #include "yolo/synth/synthetic_data.h"
 #include "yolo/trainer/dataset.h"
@@ -20,12 +21,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-bool python_has_ultralytics() {
-  const std::string cmd =
-      std::string(YOLO_TEST_PYTHON) + " -c 'import ultralytics' >/dev/null 2>&1";
-  return std::system(cmd.c_str()) == 0;
-}
 
 // Ultralytics' {split: [images, instances]} for the YAML, read from the given working folder
 // (elsewhere than the dataset, so a path resolved against it would be wrong).
@@ -43,18 +38,10 @@ nlohmann::json ultralytics_counts(const fs::path& yaml, const fs::path& cwd) {
 }  // namespace
 
 TEST(DatasetSharing, OneFolderServesBothTools) {
-  if (!python_has_ultralytics()) {
-    GTEST_SKIP() << YOLO_TEST_PYTHON << " has no ultralytics (tools/install-deps.sh --oracle)";
-  }
+  YOLO_REQUIRE_ORACLE();
   yolo::testing::TempDir tmp("dataset_sharing");
-  yolo::synth::SynthOptions o;
-  o.dir = tmp.path / "data";
-  o.train_images = 12;
-  o.val_images = 5;
-  o.imgsz = 64;
-  o.num_classes = 3;
-  o.threads = 1;
-  const fs::path yaml = yolo::synth::generate_synthetic_dataset(o).yaml;
+  const fs::path data_dir = tmp.path / "data";
+  const fs::path yaml = yolo::parity::shapes_dataset(data_dir, 12, 5);
   const yolo::DatasetConfig cfg = yolo::load_dataset_config(yaml, tmp.path / "datasets");
   auto ours = [&](const char* split) {
     return yolo::scan_dataset(yolo::list_images(cfg.splits.at(split)), cfg.nc, 1);
@@ -64,8 +51,8 @@ TEST(DatasetSharing, OneFolderServesBothTools) {
   const yolo::DatasetScan first = ours("train");  // writes our cache first
   const nlohmann::json theirs = ultralytics_counts(yaml, tmp.path / "elsewhere");
   ASSERT_TRUE(theirs.is_object()) << "Ultralytics could not read the folder ours had cached";
-  EXPECT_TRUE(fs::exists(o.dir / "labels" / "train.cache")) << "Ultralytics' cache";
-  EXPECT_TRUE(fs::exists(o.dir / "labels" / "train.yolo-edge.cache")) << "ours";
+  EXPECT_TRUE(fs::exists(data_dir / "labels" / "train.cache")) << "Ultralytics' cache";
+  EXPECT_TRUE(fs::exists(data_dir / "labels" / "train.yolo-edge.cache")) << "ours";
 
   const yolo::DatasetScan again = ours("train");  // with Ultralytics' cache beside ours
   EXPECT_TRUE(again.from_cache);

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "oracle.h"
 #include "test_files.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/trainer/loss.h"
@@ -27,12 +28,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-bool python_has_ultralytics() {
-  const std::string cmd =
-      std::string(YOLO_TEST_PYTHON) + " -c 'import ultralytics' >/dev/null 2>&1";
-  return std::system(cmd.c_str()) == 0;
-}
 
 // Two 64x96 images, five boxes of three classes (image, class, cx, cy, w, h; normalised), with
 // overlapping boxes and one box small enough for the finest level only.
@@ -51,9 +46,7 @@ torch::Tensor targets() {
 class GradientParity : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
-  if (!python_has_ultralytics()) {
-    GTEST_SKIP() << YOLO_TEST_PYTHON << " has no ultralytics (tools/install-deps.sh --oracle)";
-  }
+  YOLO_REQUIRE_ORACLE();
   const auto [yaml, fit_steps] = GetParam();
   const int64_t nc = 3, epochs = 10;
   yolo::testing::TempDir tmp("gradient_parity_" + yaml.substr(0, yaml.find('.')) + "_" +

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle.h"
 #include "test_files.h"
 #include "yolo/synth/synthetic_data.h"
 #include "yolo/trainer/config.h"
@@ -25,12 +26,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-bool python_has_ultralytics() {
-  const std::string cmd =
-      std::string(YOLO_TEST_PYTHON) + " -c 'import ultralytics' >/dev/null 2>&1";
-  return std::system(cmd.c_str()) == 0;
-}
 
 // The run both tools make, as key=value pairs (Ultralytics' names; ours are the same).
 const std::vector<std::pair<std::string, std::string>> kRunArgs = {
@@ -67,22 +62,14 @@ nlohmann::json run_ultralytics(const fs::path& data, const fs::path& project, co
 }  // namespace
 
 TEST(ScheduleParity, EveryBatchMatchesUltralytics) {
-  if (!python_has_ultralytics()) {
-    GTEST_SKIP() << YOLO_TEST_PYTHON << " has no ultralytics (tools/install-deps.sh --oracle)";
-  }
+  YOLO_REQUIRE_ORACLE();
   yolo::testing::TempDir tmp("schedule_parity");
-  yolo::synth::SynthOptions o;
-  o.dir = tmp.path / "data";
-  o.train_images = 64;
-  o.val_images = 16;
-  o.imgsz = 64;
-  o.num_classes = 3;
-  o.threads = 1;
-  const fs::path yaml = yolo::synth::generate_synthetic_dataset(o).yaml;
+  const fs::path data_dir = tmp.path / "data";
+  const fs::path yaml = yolo::parity::shapes_dataset(data_dir, 64, 16);
   // Each tool on its own copy (their label caches share a name), Ultralytics' YAML with an
   // absolute `path` (it resolves a relative one against the working folder).
   const fs::path theirs = tmp.path / "data_ultralytics";
-  fs::copy(o.dir, theirs, fs::copy_options::recursive);
+  fs::copy(data_dir, theirs, fs::copy_options::recursive);
   {
     std::ofstream y(theirs / "data.yaml");
     y << "path: " << fs::absolute(theirs).string()
