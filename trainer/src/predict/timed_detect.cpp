@@ -27,10 +27,7 @@ std::vector<ImageDetections> detect_timed(Engine& engine, const std::vector<cv::
   const bool gpu = engine.device().is_cuda();
 
   auto t0 = Clock::now();
-  LetterboxOptions lb;
-  lb.height = static_cast<int>(engine.input_height());
-  lb.width = static_cast<int>(engine.input_width());
-  lb.stride = static_cast<int>(meta.stride);
+  const LetterboxOptions lb = engine.letterbox_options();
   std::vector<cv::Mat> boxed;
   std::vector<ImageDetections> out(images.size());
   for (size_t i = 0; i < images.size(); ++i)
