@@ -2,6 +2,7 @@
 // resolution against CPU, CUDA and ROCm backends built by hand.
 #include <gtest/gtest.h>
 
+#include "yolo/core/allocator_tuning.h"
 #include "yolo/core/device.h"
 
 using yolo::BackendInfo;
@@ -181,4 +182,13 @@ TEST(TorchBackend, ThisBuildIsCpuWithNoGpus) {
   EXPECT_FALSE(b.torch_version.empty());
   EXPECT_THROW(yolo::select_device("0"), DeviceError);
   EXPECT_EQ(yolo::select_device("").torch_string(), "cpu");
+}
+
+// The trainer's allocator setting takes on glibc (Debian, the supported systems).
+TEST(AllocatorTuning, TakesOnGlibc) {
+#if defined(__GLIBC__)
+  EXPECT_TRUE(yolo::keep_freed_memory_for_reuse());
+#else
+  EXPECT_FALSE(yolo::keep_freed_memory_for_reuse());
+#endif
 }

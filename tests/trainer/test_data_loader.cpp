@@ -102,6 +102,38 @@ TEST(DataLoader, SameSeedSameBatchesWhateverTheWorkers) {
   EXPECT_FALSE(torch::equal(epoch_batches(other, 0)[0].images, e0[0].images));
 }
 
+// The decoded-image buffer (Ultralytics' mosaic buffer) and the in-thread mode (workers=0, CPU
+// training) only change where pixels come from and which thread makes them, never the batches:
+// no buffer, a 3-image buffer that evicts all the time, the default one, 0 and 2 workers agree.
+TEST(DataLoader, BufferAndInThreadLoadingGiveTheSameBatches) {
+  auto records = make_records(fs::temp_directory_path() / "yolo_loader_buffer");
+  yolo::LoaderOptions o;
+  o.imgsz = 64;
+  o.batch = 4;
+  o.seed = 3;
+  o.workers = 2;
+  o.buffer = 0;
+  yolo::DataLoader plain(records, o);
+  o.buffer = 3;
+  yolo::DataLoader small(records, o);
+  o.buffer = -1;
+  yolo::DataLoader full(records, o);
+  o.workers = 0;
+  yolo::DataLoader in_thread(records, o);
+  for (int epoch : {0, 1, 2}) {
+    const auto want = epoch_batches(plain, epoch);
+    for (yolo::DataLoader* other : {&small, &full, &in_thread}) {
+      const auto got = epoch_batches(*other, epoch);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < want.size(); ++k) {
+        EXPECT_TRUE(torch::equal(got[k].images, want[k].images))
+            << "epoch " << epoch << " batch " << k;
+        EXPECT_TRUE(torch::equal(got[k].targets, want[k].targets)) << "epoch " << epoch;
+      }
+    }
+  }
+}
+
 TEST(DataLoader, RectValidationBatches) {
   auto records = make_records(fs::temp_directory_path() / "yolo_loader_c");
   yolo::LoaderOptions o;

@@ -175,6 +175,10 @@ TEST(Train, Yolo26TrainsWithTheEndToEndLossAndMuSGD) {
   auto lines = csv_lines(r.save_dir / "results.csv");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[0].find("lr/pg7"), std::string::npos) << "MuSGD has 8 parameter groups";
+  // No DFL in YOLO26 (reg_max 1): the third loss is an L1 loss, named as Ultralytics names it.
+  EXPECT_NE(lines[0].find(",train/l1_loss,"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find(",val/l1_loss,"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[0].find("dfl_loss"), std::string::npos) << lines[0];
 }
 
 // multi_scale resizes every batch: the same seed then trains differently from fixed-size

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "bench_clock.h"
+#include "yolo/core/allocator_tuning.h"
 #include "yolo/core/log.h"
 #include "yolo/core/system_info.h"
 #include "yolo/models/detection_model.h"
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
   app.add_option("--out", args.out, "folder for the synthetic data")->capture_default_str();
   app.add_option("--profile", args.profile, "write a chrome trace of the baseline's steps");
   CLI11_PARSE(app, argc, argv);
+  yolo::keep_freed_memory_for_reuse();  // as `yolo-trainer train` does
   yolo::log::init();
   yolo::apply_thread_setting(args.threads);
   fs::create_directories(args.out);

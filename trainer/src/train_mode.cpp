@@ -7,6 +7,7 @@
 #include <csignal>
 #include <thread>
 
+#include "yolo/core/allocator_tuning.h"
 #include "yolo/core/device.h"
 #include "yolo/core/stop_signal.h"
 #include "yolo/core/system_info.h"
@@ -34,6 +35,9 @@ int requested_world(const Config& cfg) {
 }  // namespace
 
 int run_train_mode(const Config& cfg, const std::vector<std::string>& args) {
+  // Each step frees and reallocates the same activations: keep that memory mapped (a CPU step
+  // is ~10 % faster; see allocator_tuning.h).
+  keep_freed_memory_for_reuse();
   const DistributedEnv dist = distributed_env_from_environment();
   if (!dist.active()) {
     const int world = requested_world(cfg);

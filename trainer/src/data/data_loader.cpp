@@ -49,12 +49,18 @@ DataLoader::DataLoader(std::vector<ImageRecord> records, LoaderOptions options)
     throw std::invalid_argument("data loader: need 0 <= rank < world");
   if (opts_.world > 1 && opts_.rect)
     throw std::invalid_argument("data loader: rect batches are not sharded across ranks");
-  if (opts_.workers < 1) opts_.workers = 1;
+  if (opts_.workers < 0) opts_.workers = 0;
   if (opts_.fraction < 1.0) {
     records_.resize(
         static_cast<size_t>(std::round(records_.size() * std::max(0.0, opts_.fraction))));
   }
   if (records_.empty()) throw std::invalid_argument("data loader: no usable images");
+  if (opts_.augment && !opts_.cache_ram && opts_.buffer != 0) {
+    buffer_size_ =
+        opts_.buffer > 0
+            ? static_cast<size_t>(opts_.buffer)
+            : std::min({records_.size(), static_cast<size_t>(8 * opts_.batch), size_t{1000}});
+  }
   npy_skip_.assign(records_.size(), 0);
   if (opts_.cache_disk) {
     // a.jpg and a.png would share a.npy, and each would be served the other's pixels: such
@@ -117,7 +123,7 @@ std::pair<int, int> DataLoader::batch_shape(size_t k) const {
 }
 
 Sample DataLoader::load(size_t record) const {
-  if (opts_.cache_ram) {
+  if (opts_.cache_ram || buffer_size_ > 0) {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     auto it = ram_cache_.find(record);
     if (it != ram_cache_.end()) return {it->second.image.clone(), it->second.boxes};
@@ -131,9 +137,15 @@ Sample DataLoader::load(size_t record) const {
                        (b.cy + b.h / 2) * h});
   }
   s = resize_long_side(std::move(s), opts_.imgsz);
-  if (opts_.cache_ram) {
+  if (opts_.cache_ram || buffer_size_ > 0) {
     std::lock_guard<std::mutex> lock(cache_mutex_);
-    ram_cache_.emplace(record, Sample{s.image.clone(), s.boxes});
+    if (ram_cache_.emplace(record, Sample{s.image.clone(), s.boxes}).second && buffer_size_ > 0) {
+      buffer_order_.push_back(record);
+      if (buffer_order_.size() > buffer_size_) {
+        ram_cache_.erase(buffer_order_.front());
+        buffer_order_.pop_front();
+      }
+    }
   }
   return s;
 }
@@ -340,6 +352,7 @@ void DataLoader::start_epoch(int epoch, size_t first_batch) {
   stop_workers();
   mosaic_ = mosaic_requested_;
   started_ = true;
+  epoch_ = epoch;
   if (opts_.shuffle && !opts_.rect) {
     std::iota(order_.begin(), order_.end(), size_t{0});
     Rng rng(mix(opts_.seed, 0x5eed0000ull + static_cast<uint64_t>(epoch)));
@@ -358,6 +371,10 @@ void DataLoader::start_epoch(int epoch, size_t first_batch) {
 
 std::optional<Batch> DataLoader::next() {
   if (!started_) throw std::logic_error("DataLoader::next: call start_epoch first");
+  if (opts_.workers == 0) {
+    if (next_to_give_ >= batches_per_epoch()) return std::nullopt;
+    return make_batch(next_to_give_++, epoch_);
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   if (next_to_give_ >= batches_per_epoch()) return std::nullopt;
   ready_cv_.wait(lock, [&] { return error_ || ready_.count(next_to_give_) > 0; });

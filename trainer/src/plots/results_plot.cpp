@@ -92,18 +92,18 @@ void draw_panel(cv::Mat& canvas, cv::Rect area, const std::string& title,
 
 void ResultsLog::plot(const std::filesystem::path& path) const {
   struct Panel {
-    const char* title;
+    std::string title;
     std::function<double(const ResultsRow&)> value;
   };
   const Panel panels[kCols * kRows] = {
       {"train/box_loss", [](const ResultsRow& r) { return r.train_loss[0]; }},
       {"train/cls_loss", [](const ResultsRow& r) { return r.train_loss[1]; }},
-      {"train/dfl_loss", [](const ResultsRow& r) { return r.train_loss[2]; }},
+      {"train/" + third_loss_, [](const ResultsRow& r) { return r.train_loss[2]; }},
       {"metrics/precision(B)", [](const ResultsRow& r) { return r.precision; }},
       {"metrics/recall(B)", [](const ResultsRow& r) { return r.recall; }},
       {"val/box_loss", [](const ResultsRow& r) { return r.val_loss[0]; }},
       {"val/cls_loss", [](const ResultsRow& r) { return r.val_loss[1]; }},
-      {"val/dfl_loss", [](const ResultsRow& r) { return r.val_loss[2]; }},
+      {"val/" + third_loss_, [](const ResultsRow& r) { return r.val_loss[2]; }},
       {"metrics/mAP50(B)", [](const ResultsRow& r) { return r.map50; }},
       {"metrics/mAP50-95(B)", [](const ResultsRow& r) { return r.map50_95; }},
   };

@@ -10,19 +10,23 @@
 
 namespace yolo {
 
-std::vector<std::string> ResultsLog::columns(size_t groups) {
+std::string ResultsLog::third_loss_name(int reg_max) {
+  return reg_max > 1 ? "dfl_loss" : "l1_loss";
+}
+
+std::vector<std::string> ResultsLog::columns(size_t groups) const {
   std::vector<std::string> c{"epoch",
                              "time",
                              "train/box_loss",
                              "train/cls_loss",
-                             "train/dfl_loss",
+                             "train/" + third_loss_,
                              "metrics/precision(B)",
                              "metrics/recall(B)",
                              "metrics/mAP50(B)",
                              "metrics/mAP50-95(B)",
                              "val/box_loss",
                              "val/cls_loss",
-                             "val/dfl_loss"};
+                             "val/" + third_loss_};
   for (size_t i = 0; i < groups; ++i) c.push_back(fmt::format("lr/pg{}", i));
   return c;
 }

@@ -327,24 +327,24 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   }
 
   // ---- data loaders ----
-  int workers = std::max(1, static_cast<int>(cfg_.get_int("workers")));
-  if (!s.device.is_cuda()) {
+  int workers = std::max(0, static_cast<int>(cfg_.get_int("workers")));
+  if (!s.device.is_cuda() && workers > 0) {
     // On the CPU, loader threads compete with LibTorch's compute threads, whose OpenMP barriers
-    // spin: 8 workers on 2 cores made an epoch 6x slower than 1 (measured; Ultralytics uses no
-    // worker processes on the CPU for the same reason). One worker per 4 cores is enough: the
-    // loader makes ~40 mosaic images/s per thread, the CPU trains ~10/s.
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int cap = std::max(1, cores / 4);
-    if (workers > cap) {
-      spdlog::info(
-          "CPU training: using {} dataloader worker{} instead of workers={} (loader "
-          "threads slow the compute threads down on {} cores)",
-          cap, cap > 1 ? "s" : "", workers, cores);
-      workers = cap;
-    }
+    // spin: a core taken by a loader thread stalls every compute thread at the next barrier, so
+    // a batch made beside the step costs about twice its CPU time (8 workers on 2 cores made an
+    // epoch 6x slower than 1). Making each batch in the training thread, between steps, costs it
+    // once; Ultralytics does the same on the CPU (workers=0).
+    spdlog::info(
+        "CPU training: batches are made in the training thread instead of {} loader thread{} "
+        "(loader threads slow LibTorch's compute threads down)",
+        workers, workers > 1 ? "s" : "");
+    workers = 0;
   }
   s.workers = workers;
-  const int scan_workers = std::max(1, std::min(workers, 8));
+  const int scan_workers = std::max(
+      1,
+      std::min(s.device.is_cuda() ? workers : static_cast<int>(std::thread::hardware_concurrency()),
+               8));
   auto scan_split = [&](const std::string& split) {
     auto it = s.data.splits.find(split);
     if (it == s.data.splits.end())
@@ -483,6 +483,7 @@ Trainer::Trainer(Config config, DistributedEnv dist)
     s.e2e_loss = std::make_unique<EndToEndLoss>(s.nc, det.reg_max, det.stride, gains, s.epochs);
   else
     s.loss = std::make_unique<DetectionLoss>(s.nc, det.reg_max, det.stride, gains);
+  s.results = ResultsLog(det.reg_max);
   s.ema = std::make_unique<ModelEMA>(*s.model);
 
   // ---- AMP ----
@@ -656,7 +657,7 @@ TrainResult Trainer::train() {
       s.imgsz, s.imgsz, s.workers, s.save_dir.string(), s.epochs);
   const std::string header =
       fmt::format("{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}", "Epoch", "GPU_mem", "box_loss",
-                  "cls_loss", "dfl_loss", "Instances", "Size");
+                  "cls_loss", ResultsLog::third_loss_name(det.reg_max), "Instances", "Size");
 
   // The loader starts an epoch's batches as soon as the previous epoch's last batch is taken, so
   // that they are made while rank 0 validates and saves rather than after.

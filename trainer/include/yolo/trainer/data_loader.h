@@ -1,6 +1,7 @@
 // The training/validation data loader: `workers` threads decode and augment batches ahead of the
 // consumer (bounded prefetch), in an order and with randomness that depend only on (seed, epoch),
-// so a given seed yields the same batches with 1 or 8 workers.
+// so a given seed yields the same batches with 0, 1 or 8 workers. With 0 workers next() makes
+// each batch in the calling thread (Ultralytics' workers=0, what it uses for CPU training).
 #pragma once
 
 #include <torch/types.h>
@@ -8,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,17 +24,22 @@
 namespace yolo {
 
 struct LoaderOptions {
-  int imgsz = 640;          // training size / val long side (pixels, multiple of stride)
-  int batch = 16;           // images per batch
-  int workers = 2;          // decoding/augmenting threads (>= 1)
-  uint64_t seed = 0;        // `seed` key
-  bool augment = true;      // training pipeline (mosaic, perspective, HSV, flips)
-  bool shuffle = true;      // new order every epoch (training)
-  bool rect = false;        // rectangular batches sorted by aspect ratio (never shuffled)
-  double rect_pad = 0.5;    // Ultralytics' pad: 0.5 for validation, 0.0 for rect training
-  int stride = 32;          // model stride; batch shapes are multiples of it
-  double fraction = 1.0;    // use the first fraction of the images
-  bool cache_ram = false;   // keep decoded, resized images in memory
+  int imgsz = 640;         // training size / val long side (pixels, multiple of stride)
+  int batch = 16;          // images per batch
+  int workers = 2;         // decoding/augmenting threads; 0: in the thread that calls next()
+  uint64_t seed = 0;       // `seed` key
+  bool augment = true;     // training pipeline (mosaic, perspective, HSV, flips)
+  bool shuffle = true;     // new order every epoch (training)
+  bool rect = false;       // rectangular batches sorted by aspect ratio (never shuffled)
+  double rect_pad = 0.5;   // Ultralytics' pad: 0.5 for validation, 0.0 for rect training
+  int stride = 32;         // model stride; batch shapes are multiples of it
+  double fraction = 1.0;   // use the first fraction of the images
+  bool cache_ram = false;  // keep decoded, resized images in memory
+  // Training only: the most recently decoded images kept in memory, as Ultralytics' mosaic
+  // buffer does (a mosaic reads four images, so a small set is decoded once, not four times an
+  // epoch). -1: Ultralytics' size, min(images, 8 * batch, 1000); 0: none. Pixels are the same
+  // either way, so batches do not depend on it.
+  int buffer = -1;
   bool cache_disk = false;  // decoded images as .npy next to each image (Ultralytics' cache=disk)
   bool pin_memory = false;  // page-locked batch tensors (GPU training)
   int prefetch = 2;         // batches ready ahead of the consumer, per worker
@@ -95,9 +102,12 @@ class DataLoader {
   std::atomic<bool> mosaic_requested_{true};
   bool mosaic_ = true;  // fixed for the running epoch, so batches never depend on timing
   bool started_ = false;
+  int epoch_ = 0;  // the running epoch (for workers == 0)
 
   mutable std::mutex cache_mutex_;
-  mutable std::map<size_t, Sample> ram_cache_;
+  mutable std::map<size_t, Sample> ram_cache_;  // cache_ram, or the buffer's images
+  mutable std::deque<size_t> buffer_order_;     // the buffer's records, oldest first
+  size_t buffer_size_ = 0;                      // 0 with cache_ram (which keeps every image)
   mutable std::atomic<bool> disk_cache_warned_{false};  // one warning for unwritable caches
   mutable std::vector<char> npy_skip_;                  // per record; guarded by cache_mutex_
 

@@ -1,5 +1,6 @@
 // results.csv and results.png of a training run: one row per epoch with Ultralytics' columns
-// (epoch, time, train losses, P, R, mAP50, mAP50-95, val losses, lr per parameter group).
+// (epoch, time, train losses, P, R, mAP50, mAP50-95, val losses, lr per parameter group). The
+// third loss is Ultralytics' `dfl_loss`, or `l1_loss` for heads without DFL (reg_max 1: YOLO26).
 #pragma once
 
 #include <array>
@@ -21,6 +22,11 @@ struct ResultsRow {
 
 class ResultsLog {
  public:
+  // reg_max of the model's head: 1 names the third loss l1_loss, as Ultralytics does.
+  explicit ResultsLog(int reg_max = 16) : third_loss_(third_loss_name(reg_max)) {}
+  // "dfl_loss", or "l1_loss" when reg_max is 1 (no distribution focal loss).
+  static std::string third_loss_name(int reg_max);
+
   void append(const ResultsRow& row) { rows_.push_back(row); }
   const std::vector<ResultsRow>& rows() const { return rows_; }
 
@@ -36,9 +42,10 @@ class ResultsLog {
   void plot(const std::filesystem::path& path) const;
 
   // Column names for `groups` learning rates.
-  static std::vector<std::string> columns(size_t groups);
+  std::vector<std::string> columns(size_t groups) const;
 
  private:
+  std::string third_loss_;
   std::vector<ResultsRow> rows_;
 };
 
