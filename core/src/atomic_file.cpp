@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,34 @@ void fsync_path(const fs::path& p, bool directory) {
   if (fd < 0) return;  // best effort: some filesystems do not allow opening folders
   ::fsync(fd);
   ::close(fd);
+}
+
+double megabytes(uintmax_t bytes) {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+// Throws the error for a failed write of `size` bytes to `path` (errno `err`).
+[[noreturn]] void throw_write_error(const fs::path& path, size_t size, int err) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (err == ENOSPC || err == EDQUOT) {
+    std::error_code ec;
+    const fs::space_info space = fs::space(dir, ec);
+    const std::string left =
+        ec ? std::string()
+           : fmt::format(" and {:.1f} MB are free there", megabytes(space.available));
+    throw SpaceError(fmt::format(
+        "no space left on the device of '{}' ({}): writing it needs {:.1f} MB{}; free some space "
+        "(or write elsewhere) and try again",
+        path.string(), std::strerror(err), megabytes(size), left));
+  }
+  if (err == EFBIG) {
+    throw SpaceError(fmt::format(
+        "'{}' would exceed this process's file size limit ({}; see `ulimit -f`): writing it "
+        "needs {:.1f} MB",
+        path.string(), std::strerror(err), megabytes(size)));
+  }
+  throw std::runtime_error(fmt::format("cannot write '{}' ({:.1f} MB): {}", path.string(),
+                                       megabytes(size), std::strerror(err)));
 }
 
 fs::path temp_name(const fs::path& path) {
@@ -53,14 +82,38 @@ void write_atomically(const fs::path& path, const std::function<void(const fs::p
 
 void write_file_atomically(const fs::path& path, std::string_view content) {
   write_atomically(path, [&](const fs::path& tmp) {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
-      throw std::runtime_error(
-          fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw_write_error(path, content.size(), errno);
+    size_t done = 0;
+    while (done < content.size()) {
+      const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int err = n < 0 ? errno : ENOSPC;
+        ::close(fd);
+        throw_write_error(path, content.size(), err);
+      }
+      done += static_cast<size_t>(n);
     }
+    // Delayed allocation may report a full disk only here.
+    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+      const int err = errno;
+      ::close(fd);
+      throw_write_error(path, content.size(), err);
+    }
+    if (::close(fd) != 0) throw_write_error(path, content.size(), errno);
   });
+}
+
+void copy_file_atomically(const fs::path& from, const fs::path& to) {
+  std::ifstream in(from, std::ios::binary);
+  if (!in) {
+    throw std::runtime_error(
+        fmt::format("cannot read '{}' to copy it to '{}'", from.string(), to.string()));
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw std::runtime_error(fmt::format("cannot read '{}'", from.string()));
+  write_file_atomically(to, bytes);
 }
 
 }  // namespace yolo

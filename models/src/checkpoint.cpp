@@ -13,6 +13,7 @@
 #include <ctime>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/version.h"
@@ -380,7 +381,12 @@ ModelMetadata TorchScriptExporter::save(const DetectionModelImpl& source, const 
   // The unfused weights travel with training checkpoints (exact restore for fine-tuning).
   if (options_.include_weights) files[kWeightsFile] = pickle_state(source);
   for (const auto& [k, v] : extra_files) files[k] = v;
-  write_atomically(path, [&](const fs::path& tmp) { traced_->module.save(tmp.string(), files); });
+  // Serialised in memory first: LibTorch's file writer finishes the zip in its destructor, where a
+  // full disk terminates the process; the bytes are then written with errors that name the file
+  // and the space needed, and the previous file stays until the new one is complete.
+  std::ostringstream bytes;
+  traced_->module.save(bytes, files);
+  write_file_atomically(path, bytes.str());
   return meta;
 }
 

@@ -1,5 +1,10 @@
 // Atomic writes: complete content under the final name, nothing left behind on failure.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <fstream>
 #include <sstream>
@@ -60,4 +65,48 @@ TEST_F(AtomicFile, FailedWriteLeavesOldFileAndNoTemporary) {
                std::runtime_error);
   EXPECT_EQ(slurp(p), "old");
   EXPECT_EQ(files_in(dir_), 1u);
+}
+
+// Out of space (here a file size limit, EFBIG; a full disk is ENOSPC, same path): a SpaceError
+// naming the file and the size, the old file intact, no temporary left. In a child process,
+// because the limit is process-wide.
+TEST_F(AtomicFile, NoSpaceIsASpaceErrorAndLosesNothing) {
+  const fs::path p = dir_ / "last.pt";
+  yolo::write_file_atomically(p, "old");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{4096, 4096};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) std::_Exit(2);
+    try {
+      yolo::write_file_atomically(p, std::string(3 << 20, 'x'));
+    } catch (const yolo::SpaceError& e) {
+      const std::string what = e.what();
+      const bool named = what.find(p.string()) != std::string::npos &&
+                         what.find("3.0 MB") != std::string::npos &&
+                         what.find("file size limit") != std::string::npos;
+      std::_Exit(named ? 0 : 3);
+    } catch (...) {
+      std::_Exit(4);
+    }
+    std::_Exit(5);  // the write did not fail
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: setrlimit, 3: message, 4: other error, 5: no error";
+  EXPECT_EQ(slurp(p), "old");
+  EXPECT_EQ(files_in(dir_), 1u);
+}
+
+TEST_F(AtomicFile, CopyIsAtomicAndComplete) {
+  const fs::path from = dir_ / "last.pt", to = dir_ / "best.pt";
+  yolo::write_file_atomically(from, std::string(100000, 'z'));
+  yolo::write_file_atomically(to, "old best");
+  yolo::copy_file_atomically(from, to);
+  EXPECT_EQ(slurp(to), slurp(from));
+  EXPECT_THROW(yolo::copy_file_atomically(dir_ / "missing.pt", to), std::runtime_error);
+  EXPECT_EQ(slurp(to), slurp(from));
+  EXPECT_EQ(files_in(dir_), 2u);
 }

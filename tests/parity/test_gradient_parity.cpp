@@ -3,7 +3,8 @@
 //
 // The loss and its gradients: the same weights (our model's, loaded into Ultralytics' by their
 // common state-dict names), the same batch and targets, for yolov8n, yolo11n and yolo26n (whose
-// loss has the one-to-many and one-to-one branches). The total loss and every parameter's
+// loss has the one-to-many and one-to-one branches), on a small fixed batch and on a batch as the
+// loader makes it (many boxes, a background image). The total loss and every parameter's
 // gradient must agree to a relative 1e-4 (of the largest gradient of that parameter, or 1e-3 of
 // the model's largest for gradients that are zero up to rounding); the first parameter that
 // differs is named.
@@ -22,6 +23,9 @@
 #include "oracle.h"
 #include "test_files.h"
 #include "yolo/models/detection_model.h"
+#include "yolo/synth/synthetic_data.h"
+#include "yolo/trainer/data_loader.h"
+#include "yolo/trainer/dataset.h"
 #include "yolo/trainer/loss.h"
 #include "yolo/trainer/optimizer.h"
 
@@ -40,29 +44,63 @@ torch::Tensor targets() {
       .view({5, 6});
 }
 
-// (architecture, optimiser steps fitted to the batch before comparing): 0 compares at the random
-// initialisation, where every prediction is poor; after 60 steps the predictions sit on the
-// targets, so the assigner's choices and the loss on good predictions are compared too.
-class GradientParity : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+// A training batch as the loader makes it: 8 mosaic images of 128 px from a synthetic set, many
+// boxes of all sizes, and the last image's boxes dropped so that the batch holds a background
+// image (which the assigner must handle without targets).
+std::pair<torch::Tensor, torch::Tensor> loader_batch(const fs::path& dir) {
+  yolo::synth::SynthOptions o;
+  o.dir = dir;
+  o.train_images = 16;
+  o.val_images = 1;
+  o.imgsz = 128;
+  o.num_classes = 3;
+  o.threads = 1;
+  const fs::path yaml = yolo::synth::generate_synthetic_dataset(o).yaml;
+  const yolo::DatasetConfig cfg = yolo::load_dataset_config(yaml, dir / "datasets");
+  yolo::LoaderOptions lo;
+  lo.imgsz = 128;
+  lo.batch = 8;
+  lo.workers = 0;
+  yolo::DataLoader loader(
+      yolo::scan_dataset(yolo::list_images(cfg.splits.at("train")), cfg.nc, 1).images, lo);
+  loader.start_epoch(0);
+  yolo::Batch b = *loader.next();
+  const torch::Tensor keep = b.targets.select(1, 0) < 7;
+  return {b.images, b.targets.index({keep})};
+}
+
+// (architecture, optimiser steps fitted to the batch before comparing, the batch): 0 steps
+// compares at the random initialisation, where every prediction is poor; after 60 steps the
+// predictions sit on the targets, so the assigner's choices and the loss on good predictions are
+// compared too. The loader batch is compared at 6 of 10 epochs into the one-to-one / one-to-many
+// weighting (YOLO26), the fixed one at its start.
+class GradientParity : public ::testing::TestWithParam<std::tuple<std::string, int, bool>> {};
 
 TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
   YOLO_REQUIRE_ORACLE();
-  const auto [yaml, fit_steps] = GetParam();
-  const int64_t nc = 3, epochs = 10;
+  const auto [yaml, fit_steps, real_batch] = GetParam();
+  const int64_t nc = 3, epochs = 10, updates = real_batch ? 6 : 0;
   yolo::testing::TempDir tmp("gradient_parity_" + yaml.substr(0, yaml.find('.')) + "_" +
-                             std::to_string(fit_steps));
+                             std::to_string(fit_steps) + (real_batch ? "_loader" : ""));
+  torch::Tensor images, batch_targets;
+  if (real_batch) {
+    std::tie(images, batch_targets) = loader_batch(tmp.path / "data");
+  } else {
+    images = torch::rand({2, 3, 64, 96});
+    batch_targets = targets();
+  }
   torch::manual_seed(7);
   auto model = yolo::build_model(yaml, static_cast<int>(nc));
   model->train();
-  const torch::Tensor images = torch::rand({2, 3, 64, 96});
   auto& det = model->detect();
   const yolo::LossGains gains;  // box 7.5, cls 0.5, dfl 1.5: Ultralytics' defaults
   yolo::DetectionLoss v8_loss(nc, det.reg_max, det.stride, gains);
   yolo::EndToEndLoss e2e_loss(nc, det.reg_max, det.stride, gains, static_cast<int>(epochs));
+  e2e_loss.set_updates(static_cast<int>(updates));
   auto loss_of = [&](const yolo::nn::DetectTrainOutput& out) {
     auto [anchors, strides] = det.anchors_for(out.one2many.feats);
-    return det.end2end ? e2e_loss(out, anchors, strides, targets())
-                       : v8_loss(out.one2many, anchors, strides, targets());
+    return det.end2end ? e2e_loss(out, anchors, strides, batch_targets)
+                       : v8_loss(out.one2many, anchors, strides, batch_targets);
   };
   if (fit_steps > 0) {
     yolo::Optimizer opt(
@@ -84,9 +122,10 @@ TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
   case_dict.insert("yaml", yaml);
   case_dict.insert("nc", nc);
   case_dict.insert("epochs", epochs);
+  case_dict.insert("updates", updates);
   case_dict.insert("state", state);
   case_dict.insert("images", images);
-  case_dict.insert("targets", targets());
+  case_dict.insert("targets", batch_targets);
   const fs::path case_file = tmp.path / "case.pt", out_file = tmp.path / "ultralytics.pt";
   {
     const std::vector<char> bytes = torch::pickle_save(c10::IValue(case_dict));
@@ -137,14 +176,17 @@ TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
   EXPECT_GT(compared, 100);
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, GradientParity,
-                         ::testing::Combine(::testing::Values("yolov8n.yaml", "yolo11n.yaml",
-                                                              "yolo26n.yaml"),
-                                            ::testing::Values(0, 60)),
-                         [](const auto& test_param) {
-                           const std::string n = std::get<0>(test_param.param);
-                           return n.substr(0, n.find('.')) + "_fitted" +
-                                  std::to_string(std::get<1>(test_param.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Families, GradientParity,
+    ::testing::Values(std::tuple{"yolov8n.yaml", 0, false}, std::tuple{"yolov8n.yaml", 60, false},
+                      std::tuple{"yolov8n.yaml", 0, true}, std::tuple{"yolo11n.yaml", 0, false},
+                      std::tuple{"yolo11n.yaml", 60, false}, std::tuple{"yolo11n.yaml", 0, true},
+                      std::tuple{"yolo26n.yaml", 0, false}, std::tuple{"yolo26n.yaml", 60, false},
+                      std::tuple{"yolo26n.yaml", 0, true}, std::tuple{"yolo26n.yaml", 30, true}),
+    [](const auto& test_param) {
+      const std::string n = std::get<0>(test_param.param);
+      return n.substr(0, n.find('.')) + "_fitted" + std::to_string(std::get<1>(test_param.param)) +
+             (std::get<2>(test_param.param) ? "_loaderbatch" : "");
+    });
 
 }  // namespace

@@ -2,10 +2,11 @@
 // the ultralytics package in the test Python, `tools/install-deps.sh --oracle`; skipped without).
 //
 // The schedule: a 60-epoch run of 4 batches an epoch (64 images, batch 16, Ultralytics' default
-// recipe: optimizer=auto, nbs=64, warm-up of 3 epochs) by both tools on the same images. For
-// every batch, the learning rate and momentum of each parameter group, the accumulation and
-// whether the batch ended with an optimiser step must be identical. The first difference is
-// reported with its iteration and field.
+// recipe: optimizer=auto, nbs=64, warm-up of 3 epochs) by both tools on the same images, for
+// yolov8n, yolo11n and yolo26n (whose parameter groups differ). For every batch, the learning
+// rate, momentum, weight decay and size of each parameter group, the accumulation and whether
+// the batch ended with an optimiser step must be identical. The first difference is reported
+// with its iteration and field.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -29,14 +30,15 @@ namespace {
 
 // The run both tools make, as key=value pairs (Ultralytics' names; ours are the same).
 const std::vector<std::pair<std::string, std::string>> kRunArgs = {
-    {"model", "yolov8n.yaml"}, {"imgsz", "32"},      {"epochs", "60"},
-    {"batch", "16"},           {"workers", "0"},     {"device", "cpu"},
-    {"val", "False"},          {"plots", "False"},   {"seed", "0"},
-    {"amp", "False"},          {"exist_ok", "True"}, {"verbose", "False"}};
+    {"imgsz", "32"},   {"epochs", "60"},     {"batch", "16"},     {"workers", "0"},
+    {"device", "cpu"}, {"val", "False"},     {"plots", "False"},  {"seed", "0"},
+    {"amp", "False"},  {"exist_ok", "True"}, {"verbose", "False"}};
 
-std::vector<yolo::BatchSchedule> run_ours(const fs::path& data, const fs::path& project) {
+std::vector<yolo::BatchSchedule> run_ours(const std::string& model, const fs::path& data,
+                                          const fs::path& project) {
   yolo::Config cfg;
   std::vector<std::pair<std::string, std::string>> args = kRunArgs;
+  args.push_back({"model", model});
   args.push_back({"data", data.string()});
   args.push_back({"project", project.string()});
   args.push_back({"name", "ours"});
@@ -48,9 +50,10 @@ std::vector<yolo::BatchSchedule> run_ours(const fs::path& data, const fs::path& 
   return records;
 }
 
-nlohmann::json run_ultralytics(const fs::path& data, const fs::path& project, const fs::path& out) {
+nlohmann::json run_ultralytics(const std::string& model, const fs::path& data,
+                               const fs::path& project, const fs::path& out) {
   std::string cmd = std::string(YOLO_TEST_PYTHON) + " " + YOLO_SOURCE_DIR +
-                    "/tools/parity/ultralytics_schedule.py " + out.string();
+                    "/tools/parity/ultralytics_schedule.py " + out.string() + " model=" + model;
   for (const auto& [k, v] : kRunArgs) cmd += " " + k + "=" + v;
   cmd += " data=" + data.string() + " project=" + project.string() + " name=ultralytics";
   cmd += " pretrained=False > " + (out.string() + ".log") + " 2>&1";
@@ -59,11 +62,14 @@ nlohmann::json run_ultralytics(const fs::path& data, const fs::path& project, co
   return nlohmann::json::parse(in);
 }
 
+class ScheduleParity : public ::testing::TestWithParam<std::string> {};
+
 }  // namespace
 
-TEST(ScheduleParity, EveryBatchMatchesUltralytics) {
+TEST_P(ScheduleParity, EveryBatchMatchesUltralytics) {
   YOLO_REQUIRE_ORACLE();
-  yolo::testing::TempDir tmp("schedule_parity");
+  const std::string model = GetParam();
+  yolo::testing::TempDir tmp("schedule_parity_" + model.substr(0, model.find('.')));
   const fs::path data_dir = tmp.path / "data";
   const fs::path yaml = yolo::parity::shapes_dataset(data_dir, 64, 16);
   // Each tool on its own copy (their label caches share a name), Ultralytics' YAML with an
@@ -77,9 +83,9 @@ TEST(ScheduleParity, EveryBatchMatchesUltralytics) {
          "triangle}\n";
   }
 
-  const std::vector<yolo::BatchSchedule> ours = run_ours(yaml, tmp.path / "runs");
-  const nlohmann::json reference =
-      run_ultralytics(theirs / "data.yaml", tmp.path / "runs", tmp.path / "ultralytics.json");
+  const std::vector<yolo::BatchSchedule> ours = run_ours(model, yaml, tmp.path / "runs");
+  const nlohmann::json reference = run_ultralytics(model, theirs / "data.yaml", tmp.path / "runs",
+                                                   tmp.path / "ultralytics.json");
 
   ASSERT_EQ(ours.size(), reference.size()) << "batches in the run";
   ASSERT_EQ(ours.size(), 240u);
@@ -94,18 +100,32 @@ TEST(ScheduleParity, EveryBatchMatchesUltralytics) {
     ASSERT_EQ(a.stepped, b["stepped"].get<bool>()) << at << "optimiser step";
     steps += a.stepped;
     // Groups by name: Ultralytics orders them weight, bn, bias.
-    std::map<std::string, std::pair<double, double>> theirs_by_name;
+    struct Group {
+      double lr, momentum, weight_decay;
+      size_t size;
+    };
+    std::map<std::string, Group> theirs_by_name;
     for (size_t g = 0; g < b["groups"].size(); ++g) {
-      theirs_by_name[b["groups"][g].get<std::string>()] = {b["lr"][g].get<double>(),
-                                                           b["momentum"][g].get<double>()};
+      theirs_by_name[b["groups"][g].get<std::string>()] = {
+          b["lr"][g].get<double>(), b["momentum"][g].get<double>(),
+          b["weight_decay"][g].get<double>(), b["sizes"][g].get<size_t>()};
     }
     ASSERT_EQ(a.groups.size(), theirs_by_name.size()) << at << "parameter groups";
     for (size_t g = 0; g < a.groups.size(); ++g) {
       ASSERT_TRUE(theirs_by_name.count(a.groups[g])) << at << "group " << a.groups[g];
-      const auto [lr, momentum] = theirs_by_name.at(a.groups[g]);
-      ASSERT_NEAR(a.lr[g], lr, 1e-12 + 1e-9 * std::abs(lr)) << at << a.groups[g] << " lr";
-      ASSERT_NEAR(a.momentum[g], momentum, 1e-12) << at << a.groups[g] << " momentum";
+      const Group& t = theirs_by_name.at(a.groups[g]);
+      ASSERT_NEAR(a.lr[g], t.lr, 1e-12 + 1e-9 * std::abs(t.lr)) << at << a.groups[g] << " lr";
+      ASSERT_NEAR(a.momentum[g], t.momentum, 1e-12) << at << a.groups[g] << " momentum";
+      ASSERT_NEAR(a.weight_decay[g], t.weight_decay, 1e-12 + 1e-9 * t.weight_decay)
+          << at << a.groups[g] << " weight decay";
+      ASSERT_EQ(a.sizes[g], t.size) << at << a.groups[g] << " parameters in the group";
     }
   }
   EXPECT_GT(steps, 50);
 }
+
+INSTANTIATE_TEST_SUITE_P(Families, ScheduleParity,
+                         ::testing::Values("yolov8n.yaml", "yolo11n.yaml", "yolo26n.yaml"),
+                         [](const auto& info) {
+                           return info.param.substr(0, info.param.find('.'));
+                         });

@@ -57,10 +57,10 @@ def assign(scores, pboxes, anchors, labels, gboxes, valid, nc, topk, topk2, stri
                 continue
             x1, y1, x2, y2 = gboxes[b, m].tolist()
             cx, cy, w, h = (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1
-            # 8.4: a side under the smallest stride is widened to the second stride (test only).
-            if w < strides[0]:
+            # 8.4.190: a side under the second stride is widened to it (test only).
+            if w < strides[1]:
                 w = strides[1]
-            if h < strides[0]:
+            if h < strides[1]:
                 h = strides[1]
             lt = torch.tensor([cx - w / 2, cy - h / 2])
             rb = torch.tensor([cx + w / 2, cy + h / 2])

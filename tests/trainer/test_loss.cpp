@@ -136,7 +136,7 @@ TEST(Assigner, ConflictGoesToHigherIouAndTopk2KeepsOne) {
 
 TEST(Assigner, SmallBoxesWidenedToSecondStride) {
   // A 4x4 box centred at (12, 12); the anchor at (17, 12) is outside it but inside the box
-  // widened to 16 px (8.4's rule for boxes smaller than the smallest stride).
+  // widened to 16 px (Ultralytics 8.4.190: every side under the second stride is widened to it).
   auto anchors = t({17, 12, 12, 12, 30, 12}, {3, 2});
   auto box = t({10, 10, 14, 14}, {1, 1, 4});
   auto mask = torch::ones({1, 1, 1});
@@ -147,6 +147,12 @@ TEST(Assigner, SmallBoxesWidenedToSecondStride) {
   EXPECT_EQ(in[0][0][1].item<float>(), 1);
   EXPECT_EQ(in[0][0][2].item<float>(), 0);
   EXPECT_EQ(without.candidates_in_boxes(anchors, box, mask)[0][0][0].item<float>(), 0);
+  // A 12-px side is above the smallest stride but under the second: widened too (an earlier
+  // reading widened only sides under 8 px; the parity test on a loader batch caught it).
+  auto mid = t({6, 6, 18, 18}, {1, 1, 4});  // 12x12 about (12, 12): (19, 12) only when widened
+  auto mid_anchor = t({19, 12}, {1, 2});
+  EXPECT_EQ(with_rule.candidates_in_boxes(mid_anchor, mid, mask)[0][0][0].item<float>(), 1);
+  EXPECT_EQ(without.candidates_in_boxes(mid_anchor, mid, mask)[0][0][0].item<float>(), 0);
 }
 
 TEST(Assigner, NoBoxesMeansAllBackground) {

@@ -28,6 +28,10 @@ def main() -> None:
         sys.exit(f"state dict mismatch: missing {missing[:5]}, unexpected {unexpected[:5]}")
     model.args = get_cfg(DEFAULT_CFG, {"epochs": int(case["epochs"])})
     model.train()
+    if int(case.get("updates", 0)) and hasattr(model.init_criterion(), "update"):
+        model.criterion = model.init_criterion()  # YOLO26's E2ELoss, some epochs into its weighting
+        for _ in range(int(case["updates"])):
+            model.criterion.update()
     targets = case["targets"]
     batch = {
         "img": case["images"],

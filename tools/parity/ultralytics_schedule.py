@@ -42,6 +42,9 @@ def main() -> None:
                 "groups": [g.get("param_group", "") for g in groups],
                 "lr": [g["lr"] for g in groups],
                 "momentum": [g["momentum"] if "momentum" in g else g["betas"][0] for g in groups],
+                "weight_decay": [g["weight_decay"] for g in groups],
+                # Trained parameters only: Ultralytics also lists the DFL's fixed (no-grad) weight.
+                "sizes": [sum(p.requires_grad for p in g["params"]) for g in groups],
             }
         )
         state["ni"] += 1

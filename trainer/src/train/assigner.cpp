@@ -72,13 +72,14 @@ TaskAlignedAssigner::TaskAlignedAssigner(AssignerOptions options) : opts_(std::m
 torch::Tensor TaskAlignedAssigner::candidates_in_boxes(const torch::Tensor& anchors,
                                                        const torch::Tensor& gt_boxes,
                                                        const torch::Tensor& gt_mask) const {
-  // select_candidates_in_gts: anchor centres strictly inside the box; boxes smaller than the
-  // smallest stride are first widened to the second stride about their centre.
+  // select_candidates_in_gts: anchor centres strictly inside the box; a side shorter than the
+  // second stride is first widened to it about the box centre (Ultralytics 8.4.190; earlier 8.4
+  // releases widened only sides under the smallest stride).
   torch::Tensor boxes = gt_boxes;
   if (opts_.strides.size() >= 2) {
     auto xywh = xyxy_to_xywh(gt_boxes);
     auto wh = xywh.slice(-1, 2, 4);
-    auto small = (wh < opts_.strides[0]).logical_and(gt_mask.to(torch::kBool));
+    auto small = (wh < opts_.strides[1]).logical_and(gt_mask.to(torch::kBool));
     auto widened = torch::where(small, torch::full_like(wh, opts_.strides[1]), wh);
     boxes = xywh_to_xyxy(torch::cat({xywh.slice(-1, 0, 2), widened}, -1));
   }

@@ -648,7 +648,15 @@ TrainResult Trainer::train() {
     } else {
       ckpt.state.finished = true;
     }
-    save_training_checkpoint(path, s.ema->model(), exporter, ckpt);
+    try {
+      save_training_checkpoint(path, s.ema->model(), exporter, ckpt);
+    } catch (const SpaceError& e) {
+      // The previous file of that name is intact (saves are atomic): say so, and how to go on.
+      throw SpaceError(fmt::format(
+          "{}. Training stopped: epoch {} could not be saved; {} keeps the checkpoint saved before "
+          "it, and resume=True continues from there",
+          e.what(), s.ts.epoch + 1, fs::exists(path) ? path.string() : "no earlier file"));
+    }
   };
 
   spdlog::info(
@@ -724,6 +732,8 @@ TrainResult Trainer::train() {
           record.groups.push_back(g.name);
           record.lr.push_back(g.lr);
           record.momentum.push_back(g.momentum);
+          record.weight_decay.push_back(g.weight_decay);
+          record.sizes.push_back(g.params.size());
         }
         on_schedule_(record);
       }
@@ -810,13 +820,12 @@ TrainResult Trainer::train() {
       }
       const auto t_save = Clock::now();
       save(s.last, true);
-      if (improved) fs::copy_file(s.last, s.best, fs::copy_options::overwrite_existing);
+      if (improved) copy_file_atomically(s.last, s.best);
       spent.train += std::chrono::duration<double>(t_val - t_epoch).count();
       spent.validate += std::chrono::duration<double>(t_save - t_val).count();
       spent.save += std::chrono::duration<double>(Clock::now() - t_save).count();
       if (save_period > 0 && (epoch + 1) % save_period == 0)
-        fs::copy_file(s.last, s.save_dir / "weights" / fmt::format("epoch{}.pt", epoch + 1),
-                      fs::copy_options::overwrite_existing);
+        copy_file_atomically(s.last, s.save_dir / "weights" / fmt::format("epoch{}.pt", epoch + 1));
       stop_patience = patience > 0 && s.ts.patience_counter >= patience && !final_epoch;
       stop_time =
           time_limit_h > 0 &&

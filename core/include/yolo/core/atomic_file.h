@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string_view>
 
 namespace yolo {
@@ -14,7 +15,19 @@ namespace yolo {
 void write_atomically(const std::filesystem::path& path,
                       const std::function<void(const std::filesystem::path& tmp)>& write);
 
-// write_atomically for in-memory content.
+// write_atomically for in-memory content, written and fsynced with POSIX calls so that a full
+// disk (ENOSPC, also when only fsync finds it), a quota (EDQUOT) or a file size limit (EFBIG)
+// throws a SpaceError that names the file, the size needed and the space left.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+// `to` becomes a copy of `from` atomically (through a temporary file, as write_atomically): a
+// reader never sees half a copy, and a failed copy leaves `to` as it was.
+void copy_file_atomically(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// A write that failed for want of space: the disk is full, a quota or a file size limit was hit.
+class SpaceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace yolo

@@ -36,6 +36,8 @@ struct BatchSchedule {
   bool stepped = false;
   std::vector<std::string> groups;   // parameter-group names ("weight", "bn", "bias", ...)
   std::vector<double> lr, momentum;  // per group; momentum is Adam's beta1
+  std::vector<double> weight_decay;  // per group
+  std::vector<size_t> sizes;         // parameters per group
 };
 
 class Trainer {

@@ -1,0 +1,88 @@
+// A checkpoint save that runs out of space (label `faults`): the training stops with a message
+// that names the file and the space it needs, the checkpoints saved before stay byte for byte
+// what they were (and loadable), no temporary file is left behind, and resume=True continues once
+// there is space. The shortage is a file size limit (`ulimit -f`, RLIMIT_FSIZE: writes beyond it
+// fail with EFBIG, SIGXFSZ ignored), which needs no privileges or small filesystem; a real full
+// disk (ENOSPC, also when only fsync reports it) takes the same path in write_file_atomically.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "run_command.h"
+#include "test_files.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+const char* const kTrainArgs =
+    " model=yolov8n.yaml data=data/data.yaml imgsz=64 epochs=4 batch=2 device=cpu plots=False"
+    " project=runs name=train exist_ok=True";
+
+}  // namespace
+
+TEST(DiskFull, ACheckpointThatDoesNotFitLosesNothing) {
+  yolo::testing::TempDir tmp("disk_full");
+  const fs::path dir = tmp.path;
+  const std::string bin = YOLO_TRAINER_BIN;
+  auto synth = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
+                                          " synth dir=data images=8 imgsz=64 nc=2 seed=0");
+  ASSERT_EQ(synth.exit_code, 0) << synth.output;
+
+  // 1. A run interrupted after its first epoch: a resumable last.pt and a best.pt.
+  const fs::path weights = dir / "runs/train/weights";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (::chdir(dir.c_str()) != 0) std::_Exit(126);
+    const int fd = ::open("first.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execl("/bin/sh", "sh", "-c", (bin + " train" + kTrainArgs).c_str(),
+            static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  for (int i = 0; i < 1200 && !fs::exists(weights / "last.pt"); ++i) ::usleep(100 * 1000);
+  ASSERT_TRUE(fs::exists(weights / "last.pt")) << read_all(dir / "first.log");
+  ::kill(pid, SIGTERM);  // sh exec'd the trainer, so this reaches it
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_all(dir / "first.log");
+  const std::string last_before = read_all(weights / "last.pt");
+  const std::string best_before = read_all(weights / "best.pt");
+  ASSERT_GT(last_before.size(), 1u << 20);
+
+  // 2. Resumed with files limited to 1 MB: the next checkpoint cannot be written.
+  const auto full =
+      yolo::testing::run_command("cd '" + dir.string() + "' && ulimit -f 1024 && trap '' XFSZ && " +
+                                 bin + " train resume=runs/train/weights/last.pt");
+  EXPECT_NE(full.exit_code, 0) << full.output;
+  EXPECT_NE(full.output.find("file size limit"), std::string::npos) << full.output;
+  EXPECT_NE(full.output.find("last.pt"), std::string::npos) << full.output;
+  EXPECT_NE(full.output.find("MB"), std::string::npos) << "the size needed\n" << full.output;
+  EXPECT_NE(full.output.find("resume=True"), std::string::npos) << full.output;
+  EXPECT_EQ(full.output.find("terminate called"), std::string::npos) << full.output;
+  EXPECT_EQ(read_all(weights / "last.pt"), last_before) << "last.pt changed";
+  EXPECT_EQ(read_all(weights / "best.pt"), best_before) << "best.pt changed";
+  for (const auto& e : fs::directory_iterator(weights))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos)
+        << "left behind: " << e.path();
+
+  // 3. With space again, resume finishes the run from the kept checkpoint.
+  const auto resumed = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
+                                                  " train resume=runs/train/weights/last.pt");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("4 epochs completed"), std::string::npos) << resumed.output;
+}
