@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -106,14 +105,26 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
 }
 
 void copy_file_atomically(const fs::path& from, const fs::path& to) {
-  std::ifstream in(from, std::ios::binary);
-  if (!in) {
-    throw std::runtime_error(
-        fmt::format("cannot read '{}' to copy it to '{}'", from.string(), to.string()));
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(from, ec);
+  if (ec) {
+    throw std::runtime_error(fmt::format("cannot read '{}' to copy it to '{}': {}", from.string(),
+                                         to.string(), ec.message()));
   }
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw std::runtime_error(fmt::format("cannot read '{}'", from.string()));
-  write_file_atomically(to, bytes);
+  write_atomically(to, [&](const fs::path& tmp) {
+    // The kernel copies (copy_file_range/sendfile): no pass through this process's memory.
+    std::error_code copy_ec;
+    fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, copy_ec);
+    if (copy_ec) throw_write_error(to, size, copy_ec.value());
+    const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw_write_error(to, size, errno);
+    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+      const int err = errno;
+      ::close(fd);
+      throw_write_error(to, size, err);
+    }
+    ::close(fd);
+  });
 }
 
 }  // namespace yolo
