@@ -43,7 +43,7 @@ double megabytes(uintmax_t bytes) {
   }
   if (err == EFBIG) {
     throw SpaceError(fmt::format(
-        "'{}' would exceed this process's file size limit ({}; see `ulimit -f`): writing it "
+        "'{}' would exceed this process's file size limit ({}; see ulimit -f): writing it "
         "needs {:.1f} MB",
         path.string(), std::strerror(err), megabytes(size)));
   }
