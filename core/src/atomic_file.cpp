@@ -16,8 +16,8 @@ namespace yolo {
 namespace fs = std::filesystem;
 namespace {
 
-void fsync_path(const fs::path& p, bool directory) {
-  int fd = ::open(p.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
+void fsync_dir(const fs::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd < 0) return;  // best effort: some filesystems do not allow opening folders
   ::fsync(fd);
   ::close(fd);
@@ -51,6 +51,21 @@ double megabytes(uintmax_t bytes) {
                                        megabytes(size), std::strerror(err)));
 }
 
+// Flushes the temporary file `tmp` of `path` to the disk. With delayed allocation a full disk may
+// show only here, so the error is thrown like a failed write.
+void sync_file(const fs::path& tmp, const fs::path& path) {
+  const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // the writer already reported what stopped it from writing
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+    const int err = errno;
+    ::close(fd);
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(tmp, ec);
+    throw_write_error(path, ec ? 0 : size, err);
+  }
+  ::close(fd);
+}
+
 fs::path temp_name(const fs::path& path) {
   std::random_device rd;
   return path.parent_path() /
@@ -70,13 +85,13 @@ void write_atomically(const fs::path& path, const std::function<void(const fs::p
   const fs::path tmp = temp_name(dir / path.filename());
   try {
     write(tmp);
-    fsync_path(tmp, false);
+    sync_file(tmp, path);
     fs::rename(tmp, path);
   } catch (...) {
     fs::remove(tmp, ec);
     throw;
   }
-  fsync_path(dir, true);
+  fsync_dir(dir);
 }
 
 void write_file_atomically(const fs::path& path, std::string_view content) {
@@ -94,12 +109,6 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
       }
       done += static_cast<size_t>(n);
     }
-    // Delayed allocation may report a full disk only here.
-    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-      const int err = errno;
-      ::close(fd);
-      throw_write_error(path, content.size(), err);
-    }
     if (::close(fd) != 0) throw_write_error(path, content.size(), errno);
   });
 }
@@ -116,14 +125,6 @@ void copy_file_atomically(const fs::path& from, const fs::path& to) {
     std::error_code copy_ec;
     fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, copy_ec);
     if (copy_ec) throw_write_error(to, size, copy_ec.value());
-    const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw_write_error(to, size, errno);
-    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-      const int err = errno;
-      ::close(fd);
-      throw_write_error(to, size, err);
-    }
-    ::close(fd);
   });
 }
 

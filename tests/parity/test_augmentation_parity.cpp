@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,15 +55,10 @@ void add_image(Columns& c, const std::vector<std::pair<double, double>>& wh,
 
 Columns ultralytics_columns(const fs::path& yaml, const fs::path& cwd,
                             const std::string& overrides) {
-  const std::string cmd = "cd '" + cwd.string() + "' && " + YOLO_TEST_PYTHON + " " +
-                          YOLO_SOURCE_DIR + "/tools/parity/ultralytics_augment_stats.py '" +
-                          yaml.string() + "' " + std::to_string(kImgsz) + " " +
-                          std::to_string(kEpochs) + " 0 " + overrides + " 2>/dev/null | tail -n 1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  std::array<char, 1 << 16> buf{};
-  while (pipe && fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-  const auto images = nlohmann::json::parse(out.empty() ? "null" : out, nullptr, false);
+  const nlohmann::json images = yolo::parity::oracle_json(
+      "ultralytics_augment_stats.py '" + yaml.string() + "' " + std::to_string(kImgsz) + " " +
+          std::to_string(kEpochs) + " 0 " + overrides,
+      cwd);
   Columns c;
   if (!images.is_array()) return c;
   for (const auto& im : images) {

@@ -6,11 +6,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <memory>
 #include <string>
 
 #include "oracle.h"
@@ -25,14 +22,7 @@ namespace {
 // Ultralytics' {split: [images, instances]} for the YAML, read from the given working folder
 // (elsewhere than the dataset, so a path resolved against it would be wrong).
 nlohmann::json ultralytics_counts(const fs::path& yaml, const fs::path& cwd) {
-  const std::string cmd = "cd '" + cwd.string() + "' && " + YOLO_TEST_PYTHON + " " +
-                          YOLO_SOURCE_DIR + "/tools/parity/ultralytics_read_dataset.py '" +
-                          yaml.string() + "' 2>/dev/null | tail -n 1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (pipe && fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-  return nlohmann::json::parse(out.empty() ? "null" : out);
+  return yolo::parity::oracle_json("ultralytics_read_dataset.py '" + yaml.string() + "'", cwd);
 }
 
 }  // namespace

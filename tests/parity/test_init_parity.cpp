@@ -9,11 +9,8 @@
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <map>
-#include <memory>
 #include <string>
 
 #include "oracle.h"
@@ -27,14 +24,8 @@ struct Stats {
 };
 
 std::map<std::string, Stats> ultralytics_stats(const std::string& yaml, int nc) {
-  const std::string cmd = std::string(YOLO_TEST_PYTHON) + " " + YOLO_SOURCE_DIR +
-                          "/tools/parity/ultralytics_init_stats.py " + yaml + " " +
-                          std::to_string(nc) + " 0 2>/dev/null | tail -n 1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  std::array<char, 1 << 16> buf{};
-  while (pipe && fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-  const auto j = nlohmann::json::parse(out.empty() ? "null" : out, nullptr, false);
+  const nlohmann::json j = yolo::parity::oracle_json("ultralytics_init_stats.py " + yaml + " " +
+                                                     std::to_string(nc) + " 0");
   std::map<std::string, Stats> m;
   if (!j.is_object()) return m;
   for (const auto& [name, v] : j.items())

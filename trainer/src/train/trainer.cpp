@@ -7,6 +7,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -341,10 +342,9 @@ Trainer::Trainer(Config config, DistributedEnv dist)
     workers = 0;
   }
   s.workers = workers;
-  const int scan_workers = std::max(
-      1,
-      std::min(s.device.is_cuda() ? workers : static_cast<int>(std::thread::hardware_concurrency()),
-               8));
+  // Scanning labels happens before training starts, so on the CPU it may use every core.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int scan_workers = std::clamp(s.device.is_cuda() ? workers : cores, 1, 8);
   auto scan_split = [&](const std::string& split) {
     auto it = s.data.splits.find(split);
     if (it == s.data.splits.end())

@@ -9,15 +9,16 @@
 
 namespace yolo {
 
-// Calls write(tmp) with a temporary path in the destination's folder, then fsyncs the file,
-// renames it over `path` and fsyncs the folder. If write throws, the temporary file is removed
-// and the exception propagates; `path` is untouched. Creates missing parent folders.
+// Calls write(tmp) with a temporary path in the destination's folder, then fsyncs the file (a
+// full disk reported only there throws a SpaceError), renames it over `path` and fsyncs the
+// folder. If anything throws, the temporary file is removed and the exception propagates; `path`
+// is untouched. Creates missing parent folders.
 void write_atomically(const std::filesystem::path& path,
                       const std::function<void(const std::filesystem::path& tmp)>& write);
 
-// write_atomically for in-memory content, written and fsynced with POSIX calls so that a full
-// disk (ENOSPC, also when only fsync finds it), a quota (EDQUOT) or a file size limit (EFBIG)
-// throws a SpaceError that names the file, the size needed and the space left.
+// write_atomically for in-memory content, written with POSIX calls so that a full disk (ENOSPC),
+// a quota (EDQUOT) or a file size limit (EFBIG) throws a SpaceError that names the file, the
+// size needed and the space left.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // `to` becomes a copy of `from` atomically (through a temporary file, as write_atomically): a
