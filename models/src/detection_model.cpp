@@ -304,7 +304,7 @@ void DetectionModelImpl::fuse() {
   for (auto& m : modules(/*include_self=*/false)) {
     if (auto* conv = dynamic_cast<nn::ConvImpl*>(m.get())) conv->fuse();
   }
-  detect_->drop_one2many();
+  detect_->drop_unused_branch();
   fused_ = true;
 }
 

@@ -135,29 +135,43 @@ std::shared_ptr<DetectionModelImpl> import_fused_torchscript(const std::string& 
     if (s != source.end()) copy_into(p.key(), p.value(), s->second);
   }
 
-  // End-to-end exports carry only the one-to-one head.
+  // A fused end-to-end export carries only the branch it infers through (one-to-one when
+  // exported with nms=False, else one-to-many): the missing branch starts from its twin, as
+  // Ultralytics' head starts its one-to-one branch as a copy of the one-to-many one.
   auto& det = model->detect();
   if (det.end2end && det.has_one2many()) {
     auto params = model->named_parameters(true);
     auto buffers = model->named_buffers(true);
     const std::string head = "model." + std::to_string(model->layer_infos().size() - 1) + ".";
-    for (const char* branch : {"cv2.", "cv3."}) {
-      for (auto& p : params) {
-        const std::string& key = p.key();
-        if (key.rfind(head + branch, 0) != 0 || source.count(key)) continue;
-        const std::string twin = head + "one2one_" + key.substr(head.size());
-        if (params.contains(twin) && params[twin].sizes() == p.value().sizes()) {
-          p.value().copy_(params[twin]);
-          ++report.copied_one2many;
+    auto in_file = [&](const std::string& prefix) {
+      auto first = source.lower_bound(head + prefix + "cv2.");
+      return first != source.end() && first->first.rfind(head + prefix + "cv2.", 0) == 0;
+    };
+    auto fill_from_twin = [&](const std::string& to, const std::string& from, int& count) {
+      if (in_file(to) || !in_file(from)) return;
+      auto twin_of = [&](const std::string& key) {
+        return head + from + key.substr(head.size() + to.size());
+      };
+      for (const char* branch : {"cv2.", "cv3."}) {
+        for (auto& p : params) {
+          if (p.key().rfind(head + to + branch, 0) != 0) continue;
+          const std::string twin = twin_of(p.key());
+          if (params.contains(twin) && params[twin].sizes() == p.value().sizes()) {
+            p.value().copy_(params[twin]);
+            ++count;
+          }
+        }
+        for (auto& b : buffers) {
+          if (b.key().rfind(head + to + branch, 0) != 0) continue;
+          const std::string twin = twin_of(b.key());
+          if (buffers.contains(twin) && buffers[twin].sizes() == b.value().sizes())
+            b.value().copy_(buffers[twin]);
         }
       }
-      for (auto& b : buffers) {
-        const std::string& key = b.key();
-        if (key.rfind(head + branch, 0) != 0 || source.count(key)) continue;
-        const std::string twin = head + "one2one_" + key.substr(head.size());
-        if (buffers.contains(twin)) b.value().copy_(buffers[twin]);
-      }
-    }
+    };
+    fill_from_twin("", "one2one_", report.copied_one2many);
+    fill_from_twin("one2one_", "", report.copied_one2one);
+    det.use_one2one = file.metadata.end2end;  // infer as the file did
   }
 
   spdlog::info("Transferred {}/{} tensors from '{}' ({} fused convs split into conv + BN{}{})",
@@ -165,6 +179,9 @@ std::shared_ptr<DetectionModelImpl> import_fused_torchscript(const std::string& 
                report.copied_one2many
                    ? fmt::format(", one-to-many head initialised from one-to-one ({} tensors)",
                                  report.copied_one2many)
+               : report.copied_one2one
+                   ? fmt::format(", one-to-one head initialised from one-to-many ({} tensors)",
+                                 report.copied_one2one)
                    : std::string(),
                report.skipped ? fmt::format("; skipped {} with other shapes", report.skipped) : "");
   if (report.skipped) {

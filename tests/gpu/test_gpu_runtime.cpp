@@ -145,10 +145,13 @@ TEST(GpuPostprocess, EndToEndTopKMatchesTheCpu) {
   }
 }
 
-fs::path export_model(const std::string& yaml, int64_t batch) {
+// nms_free: trace YOLO26's one-to-one head (top-k rows) instead of the default one-to-many head.
+fs::path export_model(const std::string& yaml, int64_t batch, bool nms_free = false) {
   torch::manual_seed(5);
   auto model = yolo::build_model(yaml, 3);
-  const fs::path path = fs::temp_directory_path() / "yolo_gpu_test" / (yaml + ".torchscript");
+  model->detect().use_one2one = nms_free;
+  const fs::path path = fs::temp_directory_path() / "yolo_gpu_test" /
+                        (yaml + (nms_free ? "-nms-free" : "") + ".torchscript");
   yolo::ExportOptions o;
   o.height = 96;
   o.width = 128;
@@ -160,8 +163,9 @@ fs::path export_model(const std::string& yaml, int64_t batch) {
 
 TEST(GpuEngine, ForwardMatchesTheCpuInFp32AndFp16) {
   YOLO_REQUIRE_GPU();
-  for (const std::string yaml : {"yolov8n.yaml", "yolo26n.yaml"}) {
-    const fs::path path = export_model(yaml, 1);
+  for (const auto& [yaml, nms_free] :
+       {std::pair{"yolov8n.yaml", false}, {"yolo26n.yaml", false}, {"yolo26n.yaml", true}}) {
+    const fs::path path = export_model(yaml, 1, nms_free);
     yolo::Engine cpu(path.string(), {});
     yolo::EngineOptions go;
     go.device = gpu_device().str();

@@ -39,12 +39,17 @@ std::string read_bytes(const fs::path& p) {
 
 }  // namespace
 
+// YOLO26 twice: through the one-to-many head with NMS (the default, Ultralytics' nms=None) and
+// through the NMS-free one-to-one head (nms=False).
 TEST(Checkpoint, ExportLoadMatchesEagerFused) {
   torch::manual_seed(1);
-  for (const char* name : {"yolov8n.yaml", "yolo26n.yaml"}) {
+  for (const auto& [name, one2one] :
+       {std::pair{"yolov8n.yaml", false}, {"yolo26n.yaml", false}, {"yolo26n.yaml", true}}) {
     auto model = yolo::build_model(name, 3);
     model->names = {{0, "cat"}, {1, "dog"}, {2, "bird"}};
-    const fs::path path = temp_dir() / (std::string(name) + ".torchscript");
+    model->detect().use_one2one = one2one;
+    const fs::path path =
+        temp_dir() / (std::string(name) + (one2one ? "-nms-free" : "") + ".torchscript");
     yolo::ExportOptions opts;
     opts.height = 256;
     opts.width = 320;
@@ -70,7 +75,11 @@ TEST(Checkpoint, ExportLoadMatchesEagerFused) {
     EXPECT_EQ(loaded.metadata.stride, 32);
     EXPECT_EQ(loaded.metadata.imgsz, (std::vector<int64_t>{256, 320}));
     EXPECT_EQ(loaded.metadata.names.at(1), "dog");
-    EXPECT_EQ(loaded.metadata.end2end, model->config().end2end);
+    EXPECT_EQ(loaded.metadata.end2end, one2one) << name;
+    // (1, 300, 6) rows from the NMS-free head, else (1, 4 + nc, anchors) for NMS.
+    const int64_t anchors = 32 * 40 + 16 * 20 + 8 * 10;
+    const std::vector<int64_t> rows{1, 300, 6}, raw{1, 7, anchors};
+    EXPECT_EQ(got.sizes().vec(), one2one ? rows : raw) << name;
     EXPECT_EQ(loaded.metadata.channels, 3);
     // Parameters are module attributes with Ultralytics' names, not anonymous constants.
     bool found = false;
@@ -121,8 +130,9 @@ TEST(Checkpoint, ExporterReusesItsTraceWithNewWeights) {
   // Another architecture through the same exporter is traced anew, not forced into the old one.
   auto other = yolo::build_model("yolo26n.yaml", 2);
   const fs::path third = temp_dir() / "exporter_other.torchscript";
+  other->detect().use_one2one = true;
   auto meta = exporter.save(*other, third);
-  EXPECT_EQ(meta.end2end, other->config().end2end);
+  EXPECT_TRUE(meta.end2end);
   auto fused = yolo::clone_model(*other);
   fused->eval();
   fused->fuse();
@@ -238,6 +248,7 @@ TEST(Checkpoint, OpensInPythonTorchJitLoad) {
   }
   auto model = yolo::build_model("yolo26n.yaml", 2);
   model->names = {{0, "person"}, {1, "car"}};
+  model->detect().use_one2one = true;  // the NMS-free rows, (1, 300, 6)
   const fs::path path = temp_dir() / "python.torchscript";
   yolo::ExportOptions opts;
   opts.height = opts.width = 128;
@@ -271,8 +282,10 @@ TEST(WeightImport, FusedExportUnfusesToTheSameOutputs) {
   // A lean export (no training weights, as `yolo-trainer export` and Ultralytics write) must
   // initialise an eager model that computes what the original did.
   torch::manual_seed(3);
-  for (const char* name : {"yolo11n.yaml", "yolo26n.yaml"}) {
+  for (const auto& [name, one2one] :
+       {std::pair{"yolo11n.yaml", false}, {"yolo26n.yaml", false}, {"yolo26n.yaml", true}}) {
     auto model = yolo::build_model(name, 4);
+    model->detect().use_one2one = one2one;
     {
       torch::NoGradGuard no_grad;
       for (auto& b : model->named_buffers()) {
@@ -280,7 +293,8 @@ TEST(WeightImport, FusedExportUnfusesToTheSameOutputs) {
       }
     }
     model->names = {{0, "a"}, {1, "b"}, {2, "c"}, {3, "d"}};
-    const fs::path path = temp_dir() / (std::string("lean-") + name + ".torchscript");
+    const fs::path path =
+        temp_dir() / (std::string("lean-") + name + (one2one ? "-nms-free" : "") + ".torchscript");
     yolo::ExportOptions opts;
     opts.height = opts.width = 128;
     opts.include_weights = false;
@@ -297,8 +311,15 @@ TEST(WeightImport, FusedExportUnfusesToTheSameOutputs) {
     torch::NoGradGuard no_grad;
     torch::Tensor x = torch::rand({1, 3, 128, 128});
     EXPECT_LE((model->forward(x) - imported->forward(x)).abs().max().item<double>(), 1e-3) << name;
+    // The file holds the branch it was traced with; the other one starts as its copy.
     if (imported->config().end2end) {
-      EXPECT_GT(report.copied_one2many, 0);
+      EXPECT_EQ(imported->detect().use_one2one, one2one);
+      EXPECT_GT(one2one ? report.copied_one2many : report.copied_one2one, 0) << name;
+      EXPECT_EQ(one2one ? report.copied_one2one : report.copied_one2many, 0) << name;
+      const auto params = imported->named_parameters();
+      const std::string branch = "model.23.cv3.0.2.weight",
+                        twin = "model.23.one2one_cv3.0.2.weight";
+      EXPECT_TRUE(torch::equal(params[branch], params[twin])) << name;
     }
   }
 }

@@ -48,6 +48,9 @@ TEST(ModelForward, EvalShapesAt640) {
             (std::vector<int64_t>{1, 84, 8400}));
   auto v26 = yolo::build_model("yolo26n.yaml");
   v26->eval();
+  EXPECT_EQ(v26->forward(torch::rand({1, 3, 640, 640})).sizes(),
+            (std::vector<int64_t>{1, 84, 8400}));
+  v26->detect().use_one2one = true;  // nms=False: the NMS-free head's top-k rows
   torch::Tensor y = v26->forward(torch::rand({2, 3, 640, 640}));
   EXPECT_EQ(y.sizes(), (std::vector<int64_t>{2, 300, 6}));
   // Sorted by score, scores in [0, 1], classes are integers < nc, boxes x1 <= x2.
@@ -67,11 +70,15 @@ TEST(ModelForward, NonSquareAndTrainMode) {
     const int64_t anchors = 40 * 32 + 20 * 16 + 10 * 8;
     {
       torch::NoGradGuard no_grad;
+      // Every model infers through its one-to-many head by default (Ultralytics' nms=None);
+      // YOLO26's one-to-one head gives top-k rows instead (nms=False).
       torch::Tensor y = m->forward(torch::rand({1, 3, 320, 256}));
+      EXPECT_EQ(y.sizes(), (std::vector<int64_t>{1, 7, anchors})) << name;
       if (m->config().end2end) {
+        m->detect().use_one2one = true;
+        y = m->forward(torch::rand({1, 3, 320, 256}));
         EXPECT_EQ(y.sizes(), (std::vector<int64_t>{1, 300, 6})) << name;
-      } else {
-        EXPECT_EQ(y.sizes(), (std::vector<int64_t>{1, 7, anchors})) << name;
+        m->detect().use_one2one = false;
       }
     }
     m->train();
@@ -146,18 +153,27 @@ TEST(ModelForward, FusedMatchesUnfused) {
   }
 }
 
-TEST(ModelForward, Yolo26FuseDropsOneToMany) {
-  auto m = yolo::build_model("yolo26n.yaml");
-  m->eval();
-  m->fuse();
-  int64_t n = 0;
-  for (const auto& p : m->parameters()) n += p.numel();
-  // 2,572,280 - one-to-many head 154,828 = 2,417,452 before folding; folding swaps each BN's
-  // 2c parameters for a c-wide conv bias.
-  EXPECT_LT(n, 2417452);
-  EXPECT_GT(n, 2300000);
-  EXPECT_FALSE(m->named_parameters().contains("model.23.cv2.0.0.conv.weight"));
-  EXPECT_THROW(m->forward_train(torch::rand({1, 3, 64, 64})), c10::Error);
+// Fusing keeps only the branch inference uses, as Ultralytics' Detect.fuse does: one-to-many by
+// default (nms=None), one-to-one when use_one2one (nms=False).
+TEST(ModelForward, Yolo26FuseDropsTheUnusedBranch) {
+  for (const bool one2one : {false, true}) {
+    auto m = yolo::build_model("yolo26n.yaml");
+    m->detect().use_one2one = one2one;
+    m->eval();
+    m->fuse();
+    int64_t n = 0;
+    for (const auto& p : m->parameters()) n += p.numel();
+    // 2,572,280 - one head branch 154,828 = 2,417,452 before folding; folding swaps each BN's
+    // 2c parameters for a c-wide conv bias.
+    EXPECT_LT(n, 2417452);
+    EXPECT_GT(n, 2300000);
+    const auto params = m->named_parameters();
+    EXPECT_EQ(params.contains("model.23.cv2.0.0.conv.weight"), !one2one);
+    EXPECT_EQ(params.contains("model.23.one2one_cv2.0.0.conv.weight"), one2one);
+    EXPECT_THROW(m->forward_train(torch::rand({1, 3, 64, 64})), c10::Error);
+    torch::NoGradGuard no_grad;
+    EXPECT_EQ(m->forward(torch::rand({1, 3, 64, 64})).size(-1), one2one ? 6 : 84);
+  }
 }
 
 TEST(ModelSummary, GflopsWithinTwoPercentOfPublished) {

@@ -90,8 +90,8 @@ TEST_P(InitParity, EveryTensorStartsAsInUltralytics) {
 
 INSTANTIATE_TEST_SUITE_P(Families, InitParity,
                          ::testing::Values("yolov8n.yaml", "yolo11n.yaml", "yolo26n.yaml"),
-                         [](const auto& info) {
-                           return info.param.substr(0, info.param.find('.'));
+                         [](const auto& test_param) {
+                           return test_param.param.substr(0, test_param.param.find('.'));
                          });
 
 }  // namespace

@@ -19,10 +19,12 @@ struct Exported {
   fs::path path;
 };
 
-Exported export_model(const std::string& yaml, int h, int w) {
+// nms_free: trace an end-to-end model's one-to-one head (Ultralytics' nms=False).
+Exported export_model(const std::string& yaml, int h, int w, bool nms_free = false) {
   torch::manual_seed(5);
   Exported e;
   e.model = yolo::build_model(yaml, 3);
+  e.model->detect().use_one2one = nms_free;
   e.model->names = {{0, "a"}, {1, "b"}, {2, "c"}};
   e.path = fs::temp_directory_path() / "yolo_engine" / (yaml + ".torchscript");
   yolo::ExportOptions o;
@@ -57,7 +59,7 @@ TEST(Engine, ForwardMatchesEagerFusedModel) {
 }
 
 TEST(Engine, DetectMapsBoxesIntoEachFrame) {
-  Exported e = export_model("yolo26n.yaml", 64, 64);
+  Exported e = export_model("yolo26n.yaml", 64, 64, /*nms_free=*/true);
   yolo::Engine engine(e.path.string(), {});
   EXPECT_TRUE(engine.end2end());
   std::vector<cv::Mat> frames = {cv::Mat(120, 200, CV_8UC3, cv::Scalar(10, 200, 30)),

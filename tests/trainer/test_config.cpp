@@ -135,6 +135,26 @@ TEST(Config, UnknownKeySuggestsNearest) {
   EXPECT_EQ(e.find("did you mean"), std::string::npos) << e;
 }
 
+// Ultralytics 8.4.190: `nms` is three-state (empty = one-to-many head + NMS) and the deprecated
+// `end2end` is mapped onto it the way Ultralytics maps it.
+TEST(Config, NmsIsThreeStateAndEnd2endMapsOntoIt) {
+  Config c;
+  EXPECT_TRUE(c.is_null("nms"));
+  c.set("end2end", yolo::parse_cli_value("True"));
+  ASSERT_FALSE(c.is_null("nms"));
+  EXPECT_FALSE(c.get_bool("nms"));
+  c.set("end2end", yolo::parse_cli_value("False"));
+  EXPECT_TRUE(c.is_null("nms"));
+  c.set("nms", yolo::parse_cli_value("True"));
+  c.set("end2end", yolo::parse_cli_value("False"));
+  EXPECT_TRUE(c.get_bool("nms"));
+  c.set("end2end", yolo::parse_cli_value("None"));  // an old args.yaml's empty value: no change
+  EXPECT_TRUE(c.get_bool("nms"));
+  EXPECT_TRUE(c.accepts_key("end2end"));
+  const std::string e = error_of([&] { c.set("end2end", yolo::parse_cli_value("yes")); });
+  EXPECT_NE(e.find("nms=False"), std::string::npos) << e;
+}
+
 TEST(Config, AllProblemsReportedTogether) {
   Config c;
   std::string e = error_of([&] {

@@ -14,6 +14,7 @@
 #include "yolo/models/checkpoint.h"
 #include "yolo/synth/synthetic_data.h"
 #include "yolo/trainer/config.h"
+#include "yolo/trainer/model_source.h"
 #include "yolo/trainer/modes.h"
 #include "yolo/trainer/train_checkpoint.h"
 #include "yolo/trainer/trainer.h"
@@ -170,8 +171,9 @@ TEST(Train, Yolo26TrainsWithTheEndToEndLossAndMuSGD) {
   cfg.set("optimizer", YAML::Node("MuSGD"));
   yolo::TrainResult r = yolo::Trainer(cfg).train();
   EXPECT_EQ(r.epochs_completed, 1);
+  // Validated and saved through the one-to-many head with NMS, Ultralytics' default (nms=None).
   auto loaded = yolo::load_torchscript(r.best.string(), torch::kCPU);
-  EXPECT_TRUE(loaded.metadata.end2end);
+  EXPECT_FALSE(loaded.metadata.end2end);
   auto lines = csv_lines(r.save_dir / "results.csv");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[0].find("lr/pg7"), std::string::npos) << "MuSGD has 8 parameter groups";
@@ -183,6 +185,22 @@ TEST(Train, Yolo26TrainsWithTheEndToEndLossAndMuSGD) {
 
 // multi_scale resizes every batch: the same seed then trains differently from fixed-size
 // batches, and out-of-range fractions are refused.
+TEST(Train, NmsSettingChoosesTheInferenceHead) {
+  auto v26 = yolo::build_model("yolo26n.yaml", 2);
+  auto v8 = yolo::build_model("yolov8n.yaml", 2);
+  yolo::Config cfg;
+  yolo::choose_inference_head(*v26, cfg);
+  EXPECT_FALSE(v26->detect().use_one2one);  // empty: one-to-many + NMS
+  cfg.set("nms", YAML::Node(false));
+  yolo::choose_inference_head(*v26, cfg);
+  EXPECT_TRUE(v26->detect().use_one2one);
+  yolo::choose_inference_head(*v8, cfg);  // no one-to-one head: warned, unchanged
+  EXPECT_FALSE(v8->detect().use_one2one);
+  cfg.set("nms", YAML::Node(true));
+  yolo::choose_inference_head(*v26, cfg);
+  EXPECT_FALSE(v26->detect().use_one2one);
+}
+
 TEST(Train, MultiScaleChangesTheBatchesAndChecksItsRange) {
   yolo::testing::TempDir tmp("train_multi_scale");
   const fs::path data = make_dataset(tmp.path);

@@ -1,6 +1,7 @@
 #include "yolo/trainer/config.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -249,6 +250,10 @@ YAML::Node Config::coerce(const KeySpec& spec, const YAML::Node& value, std::str
 }
 
 void Config::set(std::string_view key, const YAML::Node& value) {
+  if (key == "end2end") {
+    set_deprecated_end2end(value);
+    return;
+  }
   const KeySpec& s = spec(key);
   std::string error;
   YAML::Node v = coerce(s, value, error);
@@ -257,6 +262,32 @@ void Config::set(std::string_view key, const YAML::Node& value) {
   values_.emplace(s.name, YAML::Clone(v));
   types_[s.name] = classify(v);
   explicit_keys_.insert(s.name);
+}
+
+bool Config::accepts_key(std::string_view key) const {
+  return key == "end2end" || schema_->find(key) != nullptr;
+}
+
+// Ultralytics 8.4 replaced `end2end` by the three-state `nms` and maps the old key the same way:
+// end2end=True is nms=False (the NMS-free head), end2end=False is nms=None (NMS), unless nms=True
+// was asked for. Old commands and the args.yaml of older checkpoints keep working.
+void Config::set_deprecated_end2end(const YAML::Node& value) {
+  const ValueType got = classify(value);
+  if (got == ValueType::kNull) return;
+  if (got != ValueType::kBool)
+    throw ConfigError(
+        fmt::format("'end2end={}' is invalid: the deprecated key takes true or false "
+                    "(use nms=False for the NMS-free head)",
+                    render_value(value)));
+  const bool end2end = value.as<bool>();
+  const bool embed = !is_null("nms") && get_bool("nms");
+  const YAML::Node nms = end2end ? YAML::Node(false) : embed ? YAML::Node(true) : YAML::Node();
+  set("nms", nms);
+  spdlog::warn("'end2end={}' is deprecated and will be removed; use 'nms={}' instead",
+               end2end ? "True" : "False",
+               end2end ? "False"
+               : embed ? "True"
+                       : "None");
 }
 
 void Config::apply_text_overrides(

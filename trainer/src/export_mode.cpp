@@ -47,6 +47,7 @@ int run_export_mode(const Config& cfg, const SelectedDevice& device) {
   check_format(cfg.get_string("format"));
   const std::string model_setting = cfg.get_string("model");
   auto model = load_model_setting(model_setting);
+  choose_inference_head(*model, cfg);
   auto [h, w] = imgsz_setting(cfg);
 
   ExportOptions opts;
@@ -63,7 +64,7 @@ int run_export_mode(const Config& cfg, const SelectedDevice& device) {
     spdlog::warn("half=True only works on a GPU; exporting FP32 on the CPU");
     opts.half = false;
   }
-  if (cfg.get_bool("nms")) {
+  if (!cfg.is_null("nms") && cfg.get_bool("nms")) {
     spdlog::warn("nms=True is not embedded in exports: the runtime runs NMS itself; ignoring it");
   }
   fs::path in(model_setting);

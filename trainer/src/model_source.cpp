@@ -1,6 +1,7 @@
 #include "yolo/trainer/model_source.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 
@@ -21,6 +22,31 @@ std::shared_ptr<DetectionModelImpl> load_model_setting(const std::string& model,
   // our lean exports) are unfused into the matching architecture.
   if (has_training_weights(model) && !nc) return load_eager_model(model);
   return import_fused_torchscript(model, nc);
+}
+
+void choose_inference_head(DetectionModelImpl& model, const Config& cfg) {
+  const bool nms_free = !cfg.is_null("nms") && !cfg.get_bool("nms");
+  auto& det = model.detect();
+  if (!det.end2end) {
+    if (nms_free)
+      spdlog::warn("nms=False: {} has no NMS-free (one-to-one) head; using NMS",
+                   model.config().name);
+    return;
+  }
+  det.use_one2one = nms_free;
+  spdlog::info("{}: inference through the {}", model.config().name,
+               nms_free ? "NMS-free one-to-one head (nms=False)"
+                        : "one-to-many head with NMS (the default; nms=False selects the "
+                          "NMS-free head)");
+}
+
+void warn_if_traced_head_differs(bool traced_end2end, std::optional<bool> nms,
+                                 const std::string& path) {
+  if (nms.has_value() && !*nms && !traced_end2end)
+    spdlog::warn(
+        "nms=False: '{}' was saved with the one-to-many head, so it runs with NMS; for the "
+        "NMS-free head export it with `yolo-trainer export model={} nms=False`",
+        path, path);
 }
 
 std::pair<int64_t, int64_t> imgsz_setting(const Config& cfg) {

@@ -24,8 +24,7 @@ DetectImpl::DetectImpl(int64_t nc_, int64_t reg_max_, bool end2end_, std::vector
       reg_max(reg_max_),
       nl(static_cast<int64_t>(ch.size())),
       end2end(end2end_),
-      legacy(legacy_),
-      use_one2one(end2end_) {
+      legacy(legacy_) {
   TORCH_CHECK(nc > 0, "Detect: nc must be positive, got ", nc);
   TORCH_CHECK(reg_max >= 1, "Detect: reg_max must be >= 1, got ", reg_max);
   TORCH_CHECK(!ch.empty(), "Detect: needs at least one input level");
@@ -91,9 +90,8 @@ HeadOutput DetectImpl::branch(const std::vector<torch::Tensor>& feats, LayerList
 }
 
 DetectTrainOutput DetectImpl::forward_train(const std::vector<torch::Tensor>& feats) {
-  TORCH_CHECK(has_one2many(),
-              "Detect: the one-to-many branch was removed by fuse(); "
-              "a fused model is for inference only");
+  TORCH_CHECK(has_one2many() && (!end2end || one2one_cv2),
+              "Detect: a branch was removed by fuse(); a fused model is for inference only");
   DetectTrainOutput out;
   out.one2many = branch(feats, *cv2, *cv3);
   if (end2end) {
@@ -173,7 +171,10 @@ torch::Tensor DetectImpl::decode_output(const HeadOutput& h, bool one2one) {
 }
 
 torch::Tensor DetectImpl::run(const std::vector<torch::Tensor>& feats) {
-  if (end2end && use_one2one) return decode_output(branch(feats, *one2one_cv2, *one2one_cv3), true);
+  if (end2end && use_one2one) {
+    TORCH_CHECK(one2one_cv2, "Detect: the one-to-one branch was removed by fuse()");
+    return decode_output(branch(feats, *one2one_cv2, *one2one_cv3), true);
+  }
   TORCH_CHECK(has_one2many(), "Detect: the one-to-many branch was removed by fuse()");
   return decode_output(branch(feats, *cv2, *cv3), false);
 }
@@ -203,12 +204,19 @@ void DetectImpl::bias_init() {
   init(one2one_cv2.get(), one2one_cv3.get());
 }
 
-void DetectImpl::drop_one2many() {
-  if (!end2end || !cv2) return;
-  unregister_module("cv2");
-  unregister_module("cv3");
-  cv2.reset();
-  cv3.reset();
+void DetectImpl::drop_unused_branch() {
+  if (!end2end) return;
+  if (use_one2one && cv2) {
+    unregister_module("cv2");
+    unregister_module("cv3");
+    cv2.reset();
+    cv3.reset();
+  } else if (!use_one2one && one2one_cv2) {
+    unregister_module("one2one_cv2");
+    unregister_module("one2one_cv3");
+    one2one_cv2.reset();
+    one2one_cv3.reset();
+  }
 }
 
 }  // namespace yolo::nn

@@ -67,7 +67,7 @@ void apply_saved_args(Config& cfg, const std::string& yaml_text, const std::stri
     throw CheckpointError(fmt::format("'{}': its args.yaml is not a mapping", source));
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
-    if (!cfg.schema().find(key)) {
+    if (!cfg.accepts_key(key)) {
       spdlog::warn("resume: ignoring setting '{}' from {} (unknown to this version)", key, source);
       continue;
     }
@@ -248,10 +248,7 @@ Trainer::Trainer(Config config, DistributedEnv dist)
         "model=runs/detect/train/weights/best.pt or model=yolo11n.torchscript");
   s.model = load_model_setting(cfg_.get_string("model"), s.nc);
   s.model->names = s.names;
-  if (!cfg_.is_null("end2end") && !cfg_.get_bool("end2end") && s.model->detect().end2end) {
-    s.model->detect().use_one2one = false;
-    spdlog::info("end2end=False: validating and exporting through the one-to-many head with NMS");
-  }
+  choose_inference_head(*s.model, cfg_);
   const int stride = static_cast<int>(s.model->max_stride());
   const auto imgsz_list = cfg_.get_int_list("imgsz");
   if (imgsz_list.empty() || imgsz_list.front() < 1)
@@ -534,6 +531,7 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   if (resume) {
     unpickle_state_into(resume->model_weights, *s.model, resume_path.string());
     auto ema_model = load_eager_model(resume_path.string());
+    ema_model->detect().use_one2one = s.model->detect().use_one2one;
     s.ema = std::make_unique<ModelEMA>(*ema_model, 0.9999, 2000, resume->state.ema_updates);
     s.ema->model().to(s.device);
     if (resume->state.optimizer != optimizer_name(s.optimizer->kind()))

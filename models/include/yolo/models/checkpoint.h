@@ -125,6 +125,7 @@ struct ImportReport {
   int unfused = 0;          // fused convs split back into conv + identity BatchNorm
   int skipped = 0;          // tensors whose shape differs (e.g. a class head for another nc)
   int copied_one2many = 0;  // one-to-many tensors initialised from the one-to-one head
+  int copied_one2one = 0;   // one-to-one tensors initialised from the one-to-many head
   std::vector<std::string> skipped_names;
 };
 

@@ -94,8 +94,11 @@ class Config {
   // apply_file for resume).
   std::string to_yaml() const;
   const ConfigSchema& schema() const { return *schema_; }
+  // A schema key, or a deprecated one that set() still maps onto its successor (end2end).
+  bool accepts_key(std::string_view key) const;
 
  private:
+  void set_deprecated_end2end(const YAML::Node& value);
   const KeySpec& spec(std::string_view key) const;
   // Returns the coerced value or an error message (empty optional = accepted as is).
   YAML::Node coerce(const KeySpec& spec, const YAML::Node& value, std::string& error) const;

@@ -16,6 +16,16 @@ class Config;
 std::shared_ptr<DetectionModelImpl> load_model_setting(const std::string& model,
                                                        std::optional<int> nc = {});
 
+// The `nms` setting applied to an end-to-end model (YOLO26), as Ultralytics 8.4.190 does: empty
+// or true infer through the one-to-many head and NMS, false through the NMS-free one-to-one
+// head. Logs the choice; a model without a one-to-one head ignores nms=False with a warning.
+void choose_inference_head(DetectionModelImpl& model, const Config& cfg);
+
+// val and predict run a traced file as it was saved: warns when nms=False asks for the NMS-free
+// head of a file traced with the one-to-many head (export it again with nms=False).
+void warn_if_traced_head_differs(bool traced_end2end, std::optional<bool> nms,
+                                 const std::string& path);
+
 // imgsz as [h, w] from an int or a list (one or two ints); throws ConfigError otherwise.
 std::pair<int64_t, int64_t> imgsz_setting(const Config& cfg);
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,8 @@ struct PredictOptions {
   bool exist_ok = false;         // reuse an existing run folder
   bool verbose = true;           // one line per frame on stdout
   std::vector<long long> imgsz;  // as given, only to warn that the traced size is used instead
+  std::optional<bool>
+      nms_setting;  // nms= as given, only to warn when the file's traced head differs
 
   // From the keys of config/default.yaml (conf null -> 0.25, batch 1 unless given). Throws
   // ConfigError for missing or invalid keys (no model, no source, vid_stride < 1, ...).

@@ -49,8 +49,9 @@ class DetectImpl : public Layer {
 
   // Sets box biases to 2.0 and class biases to log(5 / nc / (640 / stride)^2); needs strides.
   void bias_init();
-  // Removes the one-to-many branch of an end-to-end head (inference only needs one-to-one).
-  void drop_one2many();
+  // Removes the branch of an end-to-end head that inference does not use (fuse(), as
+  // Ultralytics' Detect.fuse does): one-to-many when use_one2one, else one-to-one.
+  void drop_unused_branch();
   bool has_one2many() const { return static_cast<bool>(cv2); }
 
   // Anchor points (2, A) in grid units (cell centres) and strides (1, A) for these feature maps;
@@ -66,8 +67,11 @@ class DetectImpl : public Layer {
   bool end2end, legacy;
   std::vector<double> stride;  // per level, e.g. {8, 16, 32}; set by the model builder
   int64_t max_det = 300;
-  bool agnostic = false;     // end-to-end: one class per anchor
-  bool use_one2one = false;  // end-to-end inference through the one-to-one branch
+  bool agnostic = false;  // end-to-end: one class per anchor
+  // Inference through the one-to-one branch: Ultralytics' nms=False. By default an end-to-end
+  // model, like any other, infers through the one-to-many branch and NMS (Ultralytics 8.4.190:
+  // nms=None, the default, validates, predicts and exports that way).
+  bool use_one2one = false;
 
   std::shared_ptr<LayerListImpl> cv2, cv3;                  // one-to-many: box, class
   std::shared_ptr<LayerListImpl> one2one_cv2, one2one_cv3;  // end-to-end only
