@@ -17,6 +17,7 @@
 
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/version.h"
+#include "yolo/core/zip_integrity.h"
 
 namespace yolo {
 namespace fs = std::filesystem;
@@ -442,6 +443,17 @@ void check_torchscript_file(const std::string& path) {
   if (!has_code && has_data) throw CheckpointError(fmt::format("'{}': {}", path, pickle_hint));
   if (!has_code) {
     throw CheckpointError(fmt::format("'{}' is a zip archive but not a TorchScript model", path));
+  }
+  std::optional<std::string> damaged;
+  try {
+    damaged = find_corrupt_zip_entry(path);
+  } catch (const std::runtime_error& e) {
+    damaged = e.what();
+  }
+  if (damaged) {
+    throw CheckpointError(fmt::format(
+        "'{}' is corrupt: {} (its bytes changed after it was written); copy or export it again",
+        path, *damaged));
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace yolo::gst {
 
@@ -30,6 +31,11 @@ struct ElementSettings {
   static constexpr unsigned kMaxDetections = 10000;
   static constexpr unsigned kMaxBatch = 256;
   static constexpr unsigned kMaxBatchTimeoutUs = 10'000'000;
+
+  // One line per value outside its range, naming the property, the value and the range. The
+  // property specs accept any number of their type, so that a value such as conf-threshold=2
+  // reaches the element (GLib would only print a warning and keep the default) and is refused here.
+  std::vector<std::string> problems() const;
 };
 
 }  // namespace yolo::gst

@@ -85,66 +85,89 @@ bool settable_now(GObject* object, GParamSpec* pspec) {
   return false;
 }
 
+// Writes one property value into `s`; false for an id that is not ours.
+bool apply_property(ElementSettings& s, guint id, const GValue* value) {
+  switch (id) {
+    case PROP_MODEL:
+      s.model = string_or_empty(value);
+      break;
+    case PROP_DEVICE:
+      s.device = string_or_empty(value);
+      break;
+    case PROP_CONF_THRESHOLD:
+      s.conf_threshold = g_value_get_double(value);
+      break;
+    case PROP_IOU_THRESHOLD:
+      s.iou_threshold = g_value_get_double(value);
+      break;
+    case PROP_MAX_DETECTIONS:
+      s.max_detections = g_value_get_uint(value);
+      break;
+    case PROP_CLASSES:
+      s.classes = string_or_empty(value);
+      break;
+    case PROP_HALF:
+      s.half = g_value_get_boolean(value);
+      break;
+    case PROP_BATCH_SIZE:
+      s.batch_size = g_value_get_uint(value);
+      break;
+    case PROP_BATCH_TIMEOUT:
+      s.batch_timeout_us = g_value_get_uint(value);
+      break;
+    case PROP_MODEL_INSTANCE_ID:
+      s.model_instance_id = string_or_empty(value);
+      break;
+    case PROP_INFERENCE_INTERVAL:
+      s.inference_interval = g_value_get_uint(value);
+      break;
+    case PROP_STREAM_ID:
+      s.stream_id = string_or_empty(value);
+      break;
+    case PROP_HTTP_PORT:
+      s.http_port = g_value_get_int(value);
+      break;
+    case PROP_HTTP_ADDRESS:
+      s.http_address = string_or_empty(value);
+      break;
+    case PROP_SNAPSHOT_INTERVAL:
+      s.snapshot_interval_ms = g_value_get_uint(value);
+      break;
+    case PROP_MODEL_CHECK_INTERVAL:
+      s.model_check_interval_ms = g_value_get_uint(value);
+      break;
+    case PROP_DRAW:
+      s.draw = g_value_get_boolean(value);
+      break;
+    case PROP_POST_MESSAGES:
+      s.post_messages = g_value_get_boolean(value);
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
 void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
   if (!settable_now(object, pspec)) return;
+  const bool running = GST_STATE(GST_ELEMENT(object)) > GST_STATE_READY;
+  bool known = true;
+  std::string refused;
   impl(object).update_settings([&](ElementSettings& s) {
-    switch (id) {
-      case PROP_MODEL:
-        s.model = string_or_empty(value);
-        break;
-      case PROP_DEVICE:
-        s.device = string_or_empty(value);
-        break;
-      case PROP_CONF_THRESHOLD:
-        s.conf_threshold = g_value_get_double(value);
-        break;
-      case PROP_IOU_THRESHOLD:
-        s.iou_threshold = g_value_get_double(value);
-        break;
-      case PROP_MAX_DETECTIONS:
-        s.max_detections = g_value_get_uint(value);
-        break;
-      case PROP_CLASSES:
-        s.classes = string_or_empty(value);
-        break;
-      case PROP_HALF:
-        s.half = g_value_get_boolean(value);
-        break;
-      case PROP_BATCH_SIZE:
-        s.batch_size = g_value_get_uint(value);
-        break;
-      case PROP_BATCH_TIMEOUT:
-        s.batch_timeout_us = g_value_get_uint(value);
-        break;
-      case PROP_MODEL_INSTANCE_ID:
-        s.model_instance_id = string_or_empty(value);
-        break;
-      case PROP_INFERENCE_INTERVAL:
-        s.inference_interval = g_value_get_uint(value);
-        break;
-      case PROP_STREAM_ID:
-        s.stream_id = string_or_empty(value);
-        break;
-      case PROP_HTTP_PORT:
-        s.http_port = g_value_get_int(value);
-        break;
-      case PROP_HTTP_ADDRESS:
-        s.http_address = string_or_empty(value);
-        break;
-      case PROP_SNAPSHOT_INTERVAL:
-        s.snapshot_interval_ms = g_value_get_uint(value);
-        break;
-      case PROP_DRAW:
-        s.draw = g_value_get_boolean(value);
-        break;
-      case PROP_POST_MESSAGES:
-        s.post_messages = g_value_get_boolean(value);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-        break;
-    }
+    ElementSettings next = s;
+    known = apply_property(next, id, value);
+    const std::vector<std::string> problems = next.problems();
+    // Before start an invalid value is kept, and start() fails naming it; a running stream keeps
+    // its previous value (one bad change must not stop it).
+    if (known && running && !problems.empty())
+      refused = problems.front();
+    else
+      s = next;
   });
+  if (!known) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+  if (!refused.empty())
+    GST_ELEMENT_WARNING(object, LIBRARY, SETTINGS, ("Invalid property value ignored"),
+                        ("%s; keeping the previous value", refused.c_str()));
 }
 
 void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
@@ -198,6 +221,9 @@ void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
       break;
     case PROP_SNAPSHOT_INTERVAL:
       g_value_set_uint(value, s.snapshot_interval_ms);
+      break;
+    case PROP_MODEL_CHECK_INTERVAL:
+      g_value_set_uint(value, s.model_check_interval_ms);
       break;
     case PROP_DRAW:
       g_value_set_boolean(value, s.draw);
@@ -340,19 +366,19 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
   g_object_class_install_property(
       object_class, PROP_CONF_THRESHOLD,
       g_param_spec_double("conf-threshold", "Confidence threshold",
-                          "Keep detections whose confidence is above this", 0.0, 1.0,
-                          d.conf_threshold, kPlaying));
+                          "Keep detections whose confidence is above this (0 to 1)", -G_MAXDOUBLE,
+                          G_MAXDOUBLE, d.conf_threshold, kPlaying));
   g_object_class_install_property(
       object_class, PROP_IOU_THRESHOLD,
       g_param_spec_double("iou-threshold", "IoU threshold",
                           "Non-maximum suppression removes boxes overlapping a better one of the "
                           "same class by more than this IoU (not used by end-to-end YOLO26 "
-                          "models)",
-                          0.0, 1.0, d.iou_threshold, kPlaying));
-  g_object_class_install_property(
-      object_class, PROP_MAX_DETECTIONS,
-      g_param_spec_uint("max-detections", "Max detections", "Detections kept per frame", 1,
-                        ElementSettings::kMaxDetections, d.max_detections, kPlaying));
+                          "models; 0 to 1)",
+                          -G_MAXDOUBLE, G_MAXDOUBLE, d.iou_threshold, kPlaying));
+  g_object_class_install_property(object_class, PROP_MAX_DETECTIONS,
+                                  g_param_spec_uint("max-detections", "Max detections",
+                                                    "Detections kept per frame (1 to 10000)", 0,
+                                                    G_MAXUINT, d.max_detections, kPlaying));
   g_object_class_install_property(
       object_class, PROP_CLASSES,
       g_param_spec_string("classes", "Classes",
@@ -367,14 +393,15 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
       object_class, PROP_BATCH_SIZE,
       g_param_spec_uint("batch-size", "Batch size",
                         "Frames per model call, from this element and every element sharing its "
-                        "model-instance-id (the first element to start sets it)",
-                        1, ElementSettings::kMaxBatch, d.batch_size, kReady));
+                        "model-instance-id (the first element to start sets it; 1 to 256)",
+                        0, G_MAXUINT, d.batch_size, kReady));
   g_object_class_install_property(
       object_class, PROP_BATCH_TIMEOUT,
       g_param_spec_uint("batch-timeout", "Batch timeout",
                         "Longest wait, in microseconds, for a batch to fill before a partial "
-                        "batch runs; added to the latency the element reports when batch-size > 1",
-                        0, ElementSettings::kMaxBatchTimeoutUs, d.batch_timeout_us, kReady));
+                        "batch runs; added to the latency the element reports when batch-size > 1 "
+                        "(0 to 10000000)",
+                        0, G_MAXUINT, d.batch_timeout_us, kReady));
   g_object_class_install_property(
       object_class, PROP_MODEL_INSTANCE_ID,
       g_param_spec_string("model-instance-id", "Model instance id",
@@ -386,8 +413,8 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
       g_param_spec_uint("inference-interval", "Inference interval",
                         "Run the model on every Nth frame; the frames in between pass through "
                         "without ROI metas and are not published (with draw=true they show the "
-                        "latest detections)",
-                        1, G_MAXUINT, d.inference_interval, kPlaying));
+                        "latest detections; 1 to 1000000)",
+                        0, G_MAXUINT, d.inference_interval, kPlaying));
   g_object_class_install_property(
       object_class, PROP_STREAM_ID,
       g_param_spec_string("stream-id", "Stream id",
@@ -400,7 +427,7 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
                        "Serve detections, snapshots and metrics over HTTP on this port (see "
                        "docs/http-api.md); elements using the same port share one server. 0: "
                        "off; -1: any free port",
-                       -1, 65535, d.http_port, kReady));
+                       G_MININT, G_MAXINT, d.http_port, kReady));
   g_object_class_install_property(
       object_class, PROP_HTTP_ADDRESS,
       g_param_spec_string("http-address", "HTTP address",

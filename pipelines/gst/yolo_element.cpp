@@ -41,17 +41,22 @@ std::vector<int> parse_classes(const std::string& text, const std::map<int, std:
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
     if (item.empty()) continue;
-    if (std::all_of(item.begin(), item.end(), ::isdigit)) {
-      ids.push_back(std::stoi(item));
-      continue;
-    }
     auto it =
         std::find_if(names.begin(), names.end(), [&](const auto& kv) { return kv.second == item; });
+    if (it == names.end() && std::all_of(item.begin(), item.end(), ::isdigit) && item.size() < 10) {
+      const int id = std::stoi(item);
+      if (names.empty()) {  // a model without class names: ids cannot be checked
+        ids.push_back(id);
+        continue;
+      }
+      it = names.find(id);  // an id: it must be one the model has
+    }
     if (it == names.end()) {
       std::string known;
-      for (const auto& [id, name] : names) known += (known.empty() ? "" : ", ") + name;
+      for (const auto& [id, name] : names)
+        known += fmt::format("{}{}: {}", known.empty() ? "" : ", ", id, name);
       throw std::invalid_argument(fmt::format(
-          "classes: '{}' is not a class of this model (it has: {}); use ids or these names", item,
+          "classes: '{}' is not a class of this model (it has {}); use these ids or names", item,
           known));
     }
     ids.push_back(it->first);
@@ -81,6 +86,12 @@ bool YoloElement::start() {
     GST_ELEMENT_ERROR(element_, RESOURCE, NOT_FOUND, ("No model set"),
                       ("set the model property to a checkpoint (best.pt) or a TorchScript "
                        "export (.torchscript)"));
+    return false;
+  }
+  if (const std::vector<std::string> problems = s.problems(); !problems.empty()) {
+    const std::string text = fmt::format("{}", fmt::join(problems, "; "));
+    GST_ELEMENT_ERROR(element_, LIBRARY, SETTINGS, ("Invalid property values"),
+                      ("%s", text.c_str()));
     return false;
   }
   InstanceOptions io;

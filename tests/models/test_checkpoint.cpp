@@ -1,5 +1,6 @@
 // Checkpoints: export -> load gives the eager fused outputs, metadata with Ultralytics' keys,
 // exact restore of our own weights, Python interoperability, and clear errors for bad files.
+#include <caffe2/serialize/inline_container.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -8,6 +9,7 @@
 #include <fstream>
 
 #include "test_files.h"
+#include "yolo/core/zip_integrity.h"
 #include "yolo/models/checkpoint.h"
 
 namespace fs = std::filesystem;
@@ -237,6 +239,25 @@ TEST(Checkpoint, BadFilesGiveClearErrors) {
   EXPECT_NE(e.find("truncated or corrupt"), std::string::npos) << e;
   EXPECT_THROW(yolo::load_eager_model((dir / "truncated.torchscript").string()),
                yolo::CheckpointError);
+
+  // Whole, but one weight byte changed after writing (LibTorch's reader skips the zip CRCs and
+  // would load it): refused, naming the file and the damaged entry.
+  size_t offset = 0;
+  std::string entry;
+  {
+    caffe2::serialize::PyTorchStreamReader reader((dir / "whole.torchscript").string());
+    for (const auto& r : reader.getAllRecords())
+      if (r.rfind("data/", 0) == 0 && std::get<1>(reader.getRecord(r)) > 64) entry = r;
+    ASSERT_FALSE(entry.empty());
+    offset = reader.getRecordOffset(entry) + 10;
+  }
+  bytes[offset] = static_cast<char>(bytes[offset] ^ 0x5A);
+  write_bytes(dir / "flipped.torchscript", bytes);
+  e = load_error((dir / "flipped.torchscript").string());
+  EXPECT_NE(e.find("flipped.torchscript' is corrupt"), std::string::npos) << e;
+  EXPECT_NE(e.find(entry + "' fails its CRC-32 check"), std::string::npos) << e;
+  EXPECT_FALSE(yolo::find_corrupt_zip_entry((dir / "whole.torchscript").string()).has_value());
+  EXPECT_EQ(yolo::crc32_of("123456789", 9), 0xCBF43926ul);  // the standard check value
 }
 
 TEST(Checkpoint, OpensInPythonTorchJitLoad) {

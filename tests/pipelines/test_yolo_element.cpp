@@ -229,7 +229,7 @@ TEST(YoloElement, InferenceIntervalLeavesTheFramesBetweenWithoutMetas) {
 
 TEST(YoloElement, EosRunsAPartialBatchAndComesAfterItsFrames) {
   // batch-size 4 and a 30 s batch-timeout: three frames can only leave because EOS flushes them.
-  Harness h = make_harness("conf-threshold=0 max-detections=2 batch-size=4 batch-timeout=30000000");
+  Harness h = make_harness("conf-threshold=0 max-detections=2 batch-size=4 batch-timeout=10000000");
   gst_harness_set_src_caps_str(h.get(), caps_string("BGR", 64, 64).c_str());
   for (int i = 0; i < 3; ++i)
     ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 64, 64, i)), GST_FLOW_OK);
@@ -254,7 +254,7 @@ TEST(YoloElement, EosRunsAPartialBatchAndComesAfterItsFrames) {
 }
 
 TEST(YoloElement, FlushingUnblocksAndDropsQueuedFrames) {
-  Harness h = make_harness("conf-threshold=0 batch-size=4 batch-timeout=30000000");
+  Harness h = make_harness("conf-threshold=0 batch-size=4 batch-timeout=10000000");
   gst_harness_set_src_caps_str(h.get(), caps_string("BGR", 64, 64).c_str());
   for (int i = 0; i < 3; ++i)
     ASSERT_EQ(gst_harness_push(h.get(), make_frame("BGR", 64, 64, i)), GST_FLOW_OK);
@@ -279,7 +279,7 @@ TEST(YoloElement, FlushingUnblocksAndDropsQueuedFrames) {
 TEST(YoloElement, TwoStreamsSharingAModelInstanceAreBatchedTogether) {
   // A 30 s batch-timeout: a batch only runs when it is full, i.e. holds one frame of each stream.
   const std::string props =
-      "conf-threshold=0 max-detections=2 batch-size=2 batch-timeout=30000000 "
+      "conf-threshold=0 max-detections=2 batch-size=2 batch-timeout=10000000 "
       "model-instance-id=shared-test ";
   Harness a = make_harness(props + "stream-id=cam-a");
   Harness b = make_harness(props + "stream-id=cam-b");
@@ -422,6 +422,52 @@ TEST(YoloElement, UnloadableModelsPostAnErrorNamingTheFile) {
       "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=95,height=63 ! yolo model=" +
       yolo::testing::tiny_model().string() + " ! fakesink");
   EXPECT_NE(odd.find("odd size"), std::string::npos) << odd;
+}
+
+// Out-of-range values and classes the model does not have fail the start with the property, the
+// value and the range named (GLib alone would warn and run on the default); a running stream
+// keeps its previous value when one is changed to something invalid.
+TEST(YoloElement, InvalidSettingsAreRefusedNamingTheProperty) {
+  const std::string model = yolo::testing::tiny_model().string();
+  auto error_with = [&](const std::string& props) {
+    return first_error("videotestsrc num-buffers=2 ! yolo model=" + model + " " + props +
+                       " ! fakesink");
+  };
+  std::string e = error_with("conf-threshold=2");
+  EXPECT_NE(e.find("conf-threshold=2 is out of range: use 0 to 1"), std::string::npos) << e;
+  e = error_with("iou-threshold=-0.5 batch-size=0");
+  EXPECT_NE(e.find("iou-threshold=-0.5 is out of range"), std::string::npos) << e;
+  EXPECT_NE(e.find("batch-size=0 is out of range: use 1 to 256"), std::string::npos) << e;
+  e = error_with("classes=99");
+  EXPECT_NE(e.find("'99' is not a class of this model (it has 0: a, 1: b, 2: c)"),
+            std::string::npos)
+      << e;
+  e = error_with("classes=a,zebra");
+  EXPECT_NE(e.find("'zebra' is not a class"), std::string::npos) << e;
+  EXPECT_EQ(error_with("classes=2,a conf-threshold=1"), "");
+
+  Harness h = make_harness("conf-threshold=0.5");
+  gst_harness_set_src_caps_str(h.get(), caps_string("RGB", 96, 64).c_str());
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("RGB", 96, 64)), GST_FLOW_OK);
+  Buffer out(gst_harness_pull(h.get()));
+  GstElement* element = gst_harness_find_element(h.get(), "yolo");
+  g_object_set(element, "conf-threshold", 7.0, nullptr);
+  double conf = 0;
+  g_object_get(element, "conf-threshold", &conf, nullptr);
+  EXPECT_DOUBLE_EQ(conf, 0.5);
+  g_object_set(element, "conf-threshold", 0.25, nullptr);
+  g_object_get(element, "conf-threshold", &conf, nullptr);
+  EXPECT_DOUBLE_EQ(conf, 0.25);
+  gst_object_unref(element);
+
+  // model-check-interval is a property like the others (it used to be neither set nor read).
+  GstElement* idle = gst_element_factory_make("yolo", nullptr);
+  ASSERT_NE(idle, nullptr);
+  g_object_set(idle, "model-check-interval", 0u, nullptr);
+  guint check = 1;
+  g_object_get(idle, "model-check-interval", &check, nullptr);
+  EXPECT_EQ(check, 0u);
+  gst_object_unref(idle);
 }
 
 TEST(YoloElement, MessagesCarryTheDetections) {

@@ -22,6 +22,7 @@
 
 #include "free_port.h"
 #include "rtsp_test_server.h"
+#include "run_command.h"
 #include "trained_shapes_model.h"
 
 namespace fs = std::filesystem;
@@ -258,4 +259,53 @@ TEST(YoloMonitor, CamerasThroughOutagesApiReloadAndShutdown) {
   EXPECT_GT(cam1_lines, 20u);
   EXPECT_GT(lines, cam1_lines);
   camera.stop();
+}
+
+// Permanent configuration errors are not camera outages: `--check` loads every model and fails
+// on a file that does not load or a class the model lacks, and a running service reports such a
+// stream `failed` at once (max_retries 0 would otherwise retry it forever) while the others run.
+TEST(YoloMonitor, ConfigurationErrorsFailTheCheckAndTheStream) {
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  if (shapes.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-monitor-config-errors";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const int http_port = yolo::testing::free_port();
+  auto write = [&](const fs::path& path, const std::string& model, const std::string& classes) {
+    std::ofstream(path) << "model: " << model << "\ndevice: cpu\n"
+                        << "http: {bind: 127.0.0.1, port: " << http_port << "}\n"
+                        << "supervision: {max_retries: 0, backoff: {initial: 300ms, max: 1s}}\n"
+                        << "streams:\n"
+                        << "  - id: good\n    uri: " << shapes.video.string() << "\n"
+                        << "  - id: odd\n    uri: " << shapes.video.string() << "\n"
+                        << "    classes: " << classes << "\n";
+  };
+  auto check = [&](const fs::path& path) {
+    return yolo::testing::run_command(std::string(YOLO_MONITOR_BIN) + " --config " + path.string() +
+                                      " --check");
+  };
+  write(dir / "missing.yaml", (dir / "no-such-model.pt").string(), "[0]");
+  auto r = check(dir / "missing.yaml");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no-such-model.pt' does not load"), std::string::npos) << r.output;
+
+  write(dir / "badclass.yaml", shapes.model.string(), "[0, 99]");
+  r = check(dir / "badclass.yaml");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("stream 'odd': class 99 is not in model"), std::string::npos) << r.output;
+
+  write(dir / "good.yaml", shapes.model.string(), "[0]");
+  r = check(dir / "good.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  MonitorProcess monitor(dir / "badclass.yaml", dir / "monitor.log");
+  ASSERT_TRUE(monitor.started());
+  Api api(http_port, "");
+  ASSERT_TRUE(eventually([&] { return api.state("odd") == "failed"; }, 60s)) << monitor.log();
+  const std::string why = api.stream("odd")["last_error"].get<std::string>();
+  EXPECT_NE(why.find("'99' is not a class of this model"), std::string::npos) << why;
+  EXPECT_TRUE(eventually([&] { return api.state("good") == "running"; }, 60s)) << monitor.log();
+  monitor.signal(SIGTERM);
+  EXPECT_EQ(monitor.wait_exit(60s), 0) << monitor.log();
 }

@@ -1,5 +1,9 @@
 // Settings: the schema read from config/default.yaml, typed overrides, cfg files, suggestions.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include <filesystem>
 #include <fstream>
@@ -64,6 +68,50 @@ TEST(ConfigSchema, EveryKeyHasTypeAndMeaning) {
   }
   EXPECT_EQ(schema.find("lr0")->section, "Hyperparameters");
   EXPECT_TRUE(schema.find("freeze")->optional);
+}
+
+// Generated from the schema: every key whose comment in default.yaml carries a range refuses a
+// value just outside it (naming the key and the range) and accepts its bounds, and its default
+// lies inside; a new key with a range is covered without touching this test.
+TEST(ConfigSchema, EveryRangeIsEnforced) {
+  int ranged = 0;
+  for (const auto& k : ConfigSchema::builtin().keys()) {
+    if (!k.min && !k.max) continue;
+    ++ranged;
+    const bool is_float =
+        std::find(k.types.begin(), k.types.end(), ValueType::kFloat) != k.types.end();
+    auto text = [&](double v) {
+      return is_float ? fmt::format("{}", v) : fmt::format("{}", static_cast<long long>(v));
+    };
+    Config c;
+    if (!k.default_value.IsNull() && k.default_value.IsScalar()) {
+      const double d = k.default_value.as<double>();
+      EXPECT_TRUE((!k.min || d >= *k.min) && (!k.max || d <= *k.max)) << k.name << " default";
+    }
+    auto refused = [&](double v) {
+      const std::string e = error_of([&] { c.set(k.name, yolo::parse_cli_value(text(v))); });
+      EXPECT_NE(e.find(k.name + "=" + text(v) + " is out of range"), std::string::npos) << e;
+    };
+    auto accepted = [&](double v) {
+      EXPECT_EQ(error_of([&] { c.set(k.name, yolo::parse_cli_value(text(v))); }), "")
+          << k.name << "=" << text(v);
+    };
+    if (k.min) {
+      refused(is_float ? *k.min - std::max(std::abs(*k.min) / 2, 1e-3) : *k.min - 1);
+      accepted(*k.min);
+    }
+    if (k.max) {
+      refused(is_float ? *k.max + std::max(std::abs(*k.max) / 2, 1e-3) : *k.max + 1);
+      accepted(*k.max);
+    }
+  }
+  EXPECT_GT(ranged, 40);
+  // Each number of a list is checked too, and the message names the bounds.
+  Config c;
+  const std::string e = error_of([&] { c.set("imgsz", yolo::parse_cli_value("[640, 100000]")); });
+  EXPECT_NE(e.find("from 32 to 8192"), std::string::npos) << e;
+  EXPECT_NE(error_of([&] { c.set("batch", yolo::parse_cli_value("-1")); }).find("AutoBatch"),
+            std::string::npos);
 }
 
 TEST(ConfigSchema, RejectsKeysWithoutTypeComment) {

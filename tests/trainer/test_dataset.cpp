@@ -83,6 +83,12 @@ TEST(DatasetYaml, Errors) {
   EXPECT_NE(dataset_error(d.path / "d.yaml").find("not valid YAML"), std::string::npos);
   write(d.path / "e.yaml", "train: t\nval: v\nnames: {0: a, 2: c}\n");
   EXPECT_NE(dataset_error(d.path / "e.yaml").find("class 1 is missing"), std::string::npos);
+  // A dataset folder instead of its YAML (libstdc++ would say "Is a directory" mid-read).
+  fs::create_directories(d.path / "set");
+  write(d.path / "set" / "data.yaml", "train: t\nval: v\nnames: [a]\n");
+  const std::string folder = dataset_error(d.path / "set");
+  EXPECT_NE(folder.find("is a folder; give its dataset YAML, e.g. data="), std::string::npos)
+      << folder;
 }
 
 TEST(DatasetFiles, ListImagesFromFoldersTxtAndFiles) {
@@ -166,6 +172,7 @@ TEST(DatasetScan, SkipsBadFilesAndSummarises) {
   write(lbl / "bad_label.txt", "0 0.5 0.5 0.2 0.2\n7 0.5 0.5 0.2 0.2\n");
   write_image(img / "tiny.png", 5, 5);
   write(img / "garbage.jpg", "this is not an image");
+  write(img / "zero.png", "");
   // A JPEG cut short, as after an interrupted copy.
   write_image(img / "truncated_src.jpg", 64, 64);
   {
@@ -175,18 +182,21 @@ TEST(DatasetScan, SkipsBadFilesAndSummarises) {
     fs::remove(img / "truncated_src.jpg");
   }
   auto images = yolo::list_images({img});
-  ASSERT_EQ(images.size(), 7u);
+  ASSERT_EQ(images.size(), 8u);
   auto s = yolo::scan_dataset(images, 2, 2);
   EXPECT_EQ(s.images.size(), 3u);
   EXPECT_EQ(s.backgrounds, 2);
   EXPECT_EQ(s.instances, 2);
-  EXPECT_EQ(s.skipped.size(), 4u);
+  EXPECT_EQ(s.skipped.size(), 5u);
   std::string text = s.summary("train");
-  EXPECT_NE(text.find("train: 3 images, 2 backgrounds, 4 skipped, 2 instances"), std::string::npos)
+  EXPECT_NE(text.find("train: 3 images, 2 backgrounds, 5 skipped, 2 instances"), std::string::npos)
       << text;
   EXPECT_NE(text.find("bad_label.txt line 2: class 7 exceeds"), std::string::npos) << text;
   EXPECT_NE(text.find("truncated.jpg: corrupt JPEG"), std::string::npos) << text;
-  EXPECT_NE(text.find("garbage.jpg"), std::string::npos) << text;
+  EXPECT_NE(text.find("garbage.jpg: not an image: its first bytes match no image format"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("zero.png: empty file (0 bytes)"), std::string::npos) << text;
   EXPECT_NE(text.find("smaller than 10 pixels"), std::string::npos) << text;
   EXPECT_FALSE(s.from_cache);
 
@@ -194,7 +204,7 @@ TEST(DatasetScan, SkipsBadFilesAndSummarises) {
   auto again = yolo::scan_dataset(images, 2, 1);
   EXPECT_TRUE(again.from_cache);
   EXPECT_EQ(again.images.size(), 3u);
-  EXPECT_EQ(again.skipped.size(), 4u);
+  EXPECT_EQ(again.skipped.size(), 5u);
   EXPECT_TRUE(fs::exists(d.path / "labels" / "train.yolo-edge.cache"));
   EXPECT_FALSE(fs::exists(d.path / "labels" / "train.cache")) << "Ultralytics' name is theirs";
   // ...and rebuilt when a label changes.

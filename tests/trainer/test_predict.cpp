@@ -254,6 +254,15 @@ TEST(Predict, ImageFolderWithACorruptImage) {
   EXPECT_TRUE(files_in(again.save_dir, ".jpg").empty());
   for (const auto& l : files_in(again.save_dir / "labels", ".txt"))
     for (const auto& line : lines_of(l)) EXPECT_EQ(line.rfind("1 ", 0), 0u) << line;
+
+  // A class the model does not have would never detect anything: refused up front.
+  try {
+    yolo::run_predict(options(dir.string(), tmp.path / "runs", {{"classes", "[1, 99]"}}));
+    ADD_FAILURE() << "classes=99 was accepted";
+  } catch (const yolo::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("classes: 99 is not a class of"), std::string::npos)
+        << e.what();
+  }
 }
 
 // A video: one annotated video of frames/vid_stride frames that decodes, one label file per
@@ -501,12 +510,12 @@ TEST(Predict, SettingsErrors) {
   EXPECT_THROW(yolo::PredictOptions::from_config(cfg, "cpu"), yolo::ConfigError);  // no model
   cfg.apply_text_overrides({{"model", "m.torchscript"}});
   EXPECT_THROW(yolo::PredictOptions::from_config(cfg, "cpu"), yolo::ConfigError);  // no source
-  cfg.apply_text_overrides({{"source", "a.jpg"}, {"vid_stride", "0"}});
-  try {
-    yolo::PredictOptions::from_config(cfg, "cpu");
+  cfg.apply_text_overrides({{"source", "a.jpg"}});
+  try {  // refused as it is set: the schema's range (1..10000)
+    cfg.apply_text_overrides({{"vid_stride", "0"}});
     ADD_FAILURE() << "vid_stride=0 accepted";
   } catch (const yolo::ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("vid_stride"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("vid_stride=0 is out of range"), std::string::npos);
   }
   cfg.apply_text_overrides({{"vid_stride", "1"}, {"classes", "[1, 2]"}});
   const auto o = yolo::PredictOptions::from_config(cfg, "cpu");

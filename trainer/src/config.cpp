@@ -112,7 +112,8 @@ std::string_view to_string(ValueType type) {
 ConfigSchema ConfigSchema::parse(std::string_view yaml_text) {
   ConfigSchema schema;
   static const std::regex key_line(R"(^([a-z][a-z0-9_]*):(.*)$)");
-  static const std::regex comment_re(R"(^\(([a-z |]+?)(, optional)?\)\s*(.*)$)");
+  static const std::regex comment_re(
+      R"(^\(([a-z |]+?)(, optional)?(, (-?[0-9.e]+)?\.\.(-?[0-9.e]+)?)?\)\s*(.*)$)");
   static const std::regex section_re(R"(^#\s+(.+?)\s+-{3,}\s*$)");
   std::istringstream in{std::string(yaml_text)};
   std::string line, section = "General";
@@ -145,7 +146,9 @@ ConfigSchema ConfigSchema::parse(std::string_view yaml_text) {
     for (std::string t; std::getline(types, t, '|');)
       spec.types.push_back(parse_type_name(trim(t)));
     spec.optional = c[2].matched;
-    spec.help = c[3].str();
+    if (c[4].matched) spec.min = std::stod(c[4].str());
+    if (c[5].matched) spec.max = std::stod(c[5].str());
+    spec.help = c[6].str();
     spec.default_value =
         value_text.empty() ? YAML::Node(YAML::NodeType::Null) : YAML::Load(value_text);
     if (schema.index_.count(spec.name)) {
@@ -211,6 +214,32 @@ const KeySpec& Config::spec(std::string_view key) const {
 }
 
 YAML::Node Config::coerce(const KeySpec& spec, const YAML::Node& value, std::string& error) const {
+  YAML::Node v = coerce_type(spec, value, error);
+  if (!error.empty() || (!spec.min && !spec.max)) return v;
+  auto outside = [&](const YAML::Node& n) {
+    const ValueType t = classify(n);
+    if (t != ValueType::kInt && t != ValueType::kFloat) return false;
+    const double d = to_double(n);
+    return (spec.min && d < *spec.min) || (spec.max && d > *spec.max);
+  };
+  bool bad = outside(v);
+  if (v.IsSequence())
+    for (const auto& item : v) bad = bad || outside(item);
+  if (bad) {
+    auto bound = [](double b) { return fmt::format("{}", b); };
+    const std::string range = spec.min && spec.max
+                                  ? fmt::format("from {} to {}", bound(*spec.min), bound(*spec.max))
+                              : spec.min ? fmt::format("of at least {}", bound(*spec.min))
+                                         : fmt::format("of at most {}", bound(*spec.max));
+    error = fmt::format("{}={} is out of range: '{}' takes values {} ({})", spec.name,
+                        render_value(value), spec.name, range, spec.help);
+    return YAML::Node();
+  }
+  return v;
+}
+
+YAML::Node Config::coerce_type(const KeySpec& spec, const YAML::Node& value,
+                               std::string& error) const {
   const ValueType got = classify(value);
   auto accepts = [&](ValueType t) {
     return std::find(spec.types.begin(), spec.types.end(), t) != spec.types.end();

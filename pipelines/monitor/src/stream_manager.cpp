@@ -119,10 +119,12 @@ StreamManager::ReconcileSummary StreamManager::reconcile(
         summary.added.push_back(s.id);
       } else {
         // Rebuilt when the stream's own settings changed, or when its pipeline would differ
-        // (e.g. a changed service default that the inference fragment resolves).
+        // (e.g. a changed service default that the inference fragment resolves), or when it
+        // failed: a reload is how a fixed model file or configuration error is retried.
         auto candidate = make_entry(s);
         if (!same_stream(it->second->config, s) ||
-            candidate->supervisor->description() != it->second->supervisor->description()) {
+            candidate->supervisor->description() != it->second->supervisor->description() ||
+            it->second->supervisor->state() == StreamState::kFailed) {
           to_stop.push_back(it->second);
           to_stop_is_removal.push_back(false);  // same id comes back: keep its results
           to_start.push_back(std::move(candidate));

@@ -45,16 +45,44 @@ struct GstMessageUnref {
 using ElementPtr = std::unique_ptr<GstElement, GstObjectUnref>;
 using SourcePtr = std::unique_ptr<GSource, GSourceDestroy>;
 
+bool from_yolo_element(GstMessage* message) {
+  GstObject* src = GST_MESSAGE_SRC(message);
+  if (!src || !GST_IS_ELEMENT(src)) return false;
+  GstElementFactory* factory = gst_element_get_factory(GST_ELEMENT(src));
+  return factory && std::string(gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory))) == "yolo";
+}
+
+// The error's text; for the `yolo` element with its details, which are ours and name the fix
+// (other elements' details are GStreamer internals, logged at debug level).
 std::string error_text(GstMessage* message) {
   GError* error = nullptr;
   gchar* debug = nullptr;
   gst_message_parse_error(message, &error, &debug);
   std::string text = fmt::format("{}: {}", GST_OBJECT_NAME(GST_MESSAGE_SRC(message)),
                                  error ? error->message : "unknown error");
-  if (debug) spdlog::debug("gstreamer error details: {}", debug);
+  if (debug && from_yolo_element(message))
+    text += fmt::format(" ({})", debug);
+  else if (debug)
+    spdlog::debug("gstreamer error details: {}", debug);
   g_clear_error(&error);
   g_free(debug);
   return text;
+}
+
+// Errors no retry can fix: the `yolo` element refusing its settings (a value out of range, a
+// class the model lacks) or its model file (missing, unreadable, not a model). A camera outage
+// is never one of these.
+bool is_configuration_error(GstMessage* message) {
+  if (!from_yolo_element(message)) return false;
+  GError* error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  const bool permanent =
+      error &&
+      ((error->domain == GST_LIBRARY_ERROR && error->code == GST_LIBRARY_ERROR_SETTINGS) ||
+       (error->domain == GST_RESOURCE_ERROR && (error->code == GST_RESOURCE_ERROR_NOT_FOUND ||
+                                                error->code == GST_RESOURCE_ERROR_OPEN_READ)));
+  g_clear_error(&error);
+  return permanent;
 }
 
 double seconds(milliseconds d) {
@@ -120,6 +148,7 @@ struct StreamSupervisor::Impl {
   void build();
   void teardown();
   void fail(const std::string& reason, StreamState next_state);
+  void fail_with(GstMessage* error);  // kFailed for configuration errors, else a rebuild
   void schedule_retry(milliseconds delay);
   void tick();
   bool on_bus_message(GstMessage* message);
@@ -267,9 +296,10 @@ void StreamSupervisor::Impl::build() {
     // The reason is usually an ERROR message already on the bus; take it from there.
     std::unique_ptr<GstMessage, GstMessageUnref> message(
         gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
-    fail(
-        message ? error_text(message.get()) : "the pipeline refused to start (state change failed)",
-        StreamState::kReconnecting);
+    if (message)
+      fail_with(message.get());
+    else
+      fail("the pipeline refused to start (state change failed)", StreamState::kReconnecting);
   }
 }
 
@@ -281,9 +311,26 @@ void StreamSupervisor::Impl::teardown() {
   pipeline.reset();
 }
 
+void StreamSupervisor::Impl::fail_with(GstMessage* error) {
+  fail(error_text(error),
+       is_configuration_error(error) ? StreamState::kFailed : StreamState::kReconnecting);
+}
+
 void StreamSupervisor::Impl::fail(const std::string& reason, StreamState next_state) {
   teardown();
   if (stopping) return;
+  if (next_state == StreamState::kFailed) {  // permanent: retrying cannot help
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++failures_in_a_row;
+      last_error = reason;
+    }
+    set_state(StreamState::kFailed,
+              fmt::format("{}; a configuration error, not retried: fix it and reload the "
+                          "configuration (SIGHUP) or add the stream again",
+                          reason));
+    return;
+  }
   bool succeeded;
   int failures;
   {
@@ -356,7 +403,7 @@ void StreamSupervisor::Impl::tick() {
 bool StreamSupervisor::Impl::on_bus_message(GstMessage* message) {
   switch (GST_MESSAGE_TYPE(message)) {
     case GST_MESSAGE_ERROR:
-      fail(error_text(message), StreamState::kReconnecting);
+      fail_with(message);
       return false;  // the watch belonged to the pipeline just torn down
     case GST_MESSAGE_EOS:
       fail("end of stream", StreamState::kReconnecting);

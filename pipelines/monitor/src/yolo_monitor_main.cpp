@@ -29,6 +29,7 @@
 #include "yolo/core/stop_signal.h"
 #include "yolo/core/version.h"
 #include "yolo/monitor/inference_fragment.h"
+#include "yolo/monitor/model_check.h"
 #include "yolo/monitor/monitor_config.h"
 #include "yolo/monitor/monitor_service.h"
 #include "yolo/monitor/sd_notify.h"
@@ -93,7 +94,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (check_only) {
-    std::printf("%s: valid (%zu streams)\n", config_path.c_str(), config.streams.size());
+    // Models and classes too: a file that does not load or a class the model lacks is a
+    // configuration error, not an outage to retry.
+    const std::vector<std::string> problems = yolo::monitor::check_models(config);
+    for (const auto& p : problems) spdlog::error("{}: {}", config_path, p);
+    if (!problems.empty()) return 2;
+    std::printf("%s: valid (%zu streams, models load)\n", config_path.c_str(),
+                config.streams.size());
     return 0;
   }
 

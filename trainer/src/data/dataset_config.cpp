@@ -45,6 +45,13 @@ DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets
                     "(`yolo-trainer synth` writes a synthetic one)",
                     yaml.string()));
   }
+  if (fs::is_directory(yaml)) {
+    const fs::path inside = yaml / "data.yaml";
+    throw DatasetError(fmt::format("data='{}' is a folder; give its dataset YAML{}", yaml.string(),
+                                   fs::exists(inside)
+                                       ? fmt::format(", e.g. data={}", inside.string())
+                                       : std::string(" (a file listing train, val and names)")));
+  }
   YAML::Node root;
   try {
     root = YAML::LoadFile(yaml.string());

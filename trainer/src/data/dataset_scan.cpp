@@ -64,6 +64,33 @@ bool jpeg_is_complete(const fs::path& p) {
   return tail[0] == 0xFF && tail[1] == 0xD9;
 }
 
+// What the first bytes say a file is, for messages about files OpenCV cannot decode.
+std::string image_kind(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  unsigned char h[12] = {};
+  in.read(reinterpret_cast<char*>(h), sizeof h);
+  const auto n = in.gcount();
+  if (n >= 3 && h[0] == 0xFF && h[1] == 0xD8 && h[2] == 0xFF) return "jpeg";
+  if (n >= 8 && h[0] == 0x89 && h[1] == 'P' && h[2] == 'N' && h[3] == 'G') return "png";
+  if (n >= 2 && h[0] == 'B' && h[1] == 'M') return "bmp";
+  if (n >= 4 && ((h[0] == 'I' && h[1] == 'I') || (h[0] == 'M' && h[1] == 'M'))) return "tiff";
+  if (n >= 12 && h[0] == 'R' && h[1] == 'I' && h[8] == 'W' && h[9] == 'E') return "webp";
+  return "";
+}
+
+// Why OpenCV could not decode `p`, in words a user can act on.
+std::string unreadable_reason(const fs::path& p, const std::string& opencv_error) {
+  std::error_code ec;
+  const auto size = fs::file_size(p, ec);
+  if (!ec && size == 0) return "empty file (0 bytes): copy the image again";
+  const std::string kind = image_kind(p);
+  if (kind.empty())
+    return "not an image: its first bytes match no image format (JPEG, PNG, BMP, TIFF, WebP)";
+  if (opencv_error.find("CV_IO_MAX_IMAGE_PIXELS") != std::string::npos)
+    return fmt::format("{} image larger than OpenCV decodes (2^30 pixels); downscale it", kind);
+  return fmt::format("corrupt {} image: it does not decode", kind);
+}
+
 struct Checked {
   bool ok = false;
   ImageRecord record;
@@ -76,13 +103,20 @@ Checked check_one(const fs::path& image, int nc) {
   c.record.image = image;
   std::string ext = image.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
-  if ((ext == ".jpg" || ext == ".jpeg") && !jpeg_is_complete(image)) {
+  if ((ext == ".jpg" || ext == ".jpeg") && image_kind(image) == "jpeg" &&
+      !jpeg_is_complete(image)) {
     c.reason = "corrupt JPEG: truncated (no end-of-image marker)";
     return c;
   }
-  cv::Mat img = cv::imread(image.string(), cv::IMREAD_COLOR);
+  cv::Mat img;
+  std::string opencv_error;
+  try {
+    img = cv::imread(image.string(), cv::IMREAD_COLOR);
+  } catch (const cv::Exception& e) {
+    opencv_error = e.what();
+  }
   if (img.empty()) {
-    c.reason = "unreadable or corrupt image";
+    c.reason = unreadable_reason(image, opencv_error);
     return c;
   }
   if (img.cols < kMinImageSide || img.rows < kMinImageSide) {

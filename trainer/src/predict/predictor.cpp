@@ -12,6 +12,7 @@
 #include "timed_detect.h"
 #include "yolo/runtime/detection.h"
 #include "yolo/runtime/engine.h"
+#include "yolo/trainer/config.h"
 #include "yolo/trainer/model_source.h"
 #include "yolo/trainer/run_dir.h"
 
@@ -126,6 +127,14 @@ PredictReport run_predict(const PredictOptions& o, const std::atomic<bool>* stop
   Engine engine(o.model, eo);
   const ModelMetadata& meta = engine.metadata();
   warn_if_traced_head_differs(meta.end2end, o.nms_setting, o.model);
+  for (int c : o.nms.classes) {
+    if (meta.names.empty() || meta.names.count(c)) continue;
+    std::string known;
+    for (const auto& [id, name] : meta.names)
+      known += fmt::format("{}{}: {}", known.empty() ? "" : ", ", id, name);
+    throw ConfigError(fmt::format("classes: {} is not a class of {} (it has {}); use these ids", c,
+                                  o.model, known));
+  }
   if (!o.imgsz.empty() && (o.imgsz.front() != meta.imgsz[0] || o.imgsz.back() != meta.imgsz[1])) {
     spdlog::warn("imgsz={} ignored: {} runs at its exported size {}x{}", fmt::join(o.imgsz, ","),
                  o.model, meta.imgsz[0], meta.imgsz[1]);

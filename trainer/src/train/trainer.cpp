@@ -280,18 +280,8 @@ Trainer::Trainer(Config config, DistributedEnv dist)
         "multi_scale={} is out of range: give a fraction in [0, 1), e.g. multi_scale=0.5 for "
         "sizes from imgsz/2 to 1.5 imgsz",
         multi_scale));
-  // Probabilities and fractions (Ultralytics' CFG_FRACTION_KEYS): 1.5 or -1 is a typo, not a
-  // setting, and would otherwise silently act as 1 or 0.
-  for (const char* key :
-       {"hsv_h",          "hsv_s",  "hsv_v", "translate", "scale",        "perspective",
-        "flipud",         "fliplr", "bgr",   "mosaic",    "mixup",        "cutmix",
-        "fraction",       "lr0",    "lrf",   "momentum",  "weight_decay", "warmup_momentum",
-        "warmup_bias_lr", "iou"}) {
-    const double v = cfg_.get_float(key);
-    if (!(v >= 0 && v <= 1))  // NaN too
-      throw ConfigError(
-          fmt::format("{}={} is out of range: it is a fraction or probability in [0, 1]", key, v));
-  }
+  // Probabilities and fractions (Ultralytics' CFG_FRACTION_KEYS) carry their [0, 1] range in
+  // config/default.yaml; Config refuses values outside it when they are set.
   if (cfg_.get_bool("rect") && world > 1)
     throw ConfigError(
         "rect=True cannot be combined with DDP here: the batches sorted by shape are not "

@@ -5,6 +5,9 @@
 // is defined. Each key's line there carries a comment "(type) meaning", for example
 //   epochs: 100 # (int) number of epochs to train for
 //   device:     # (str | int, optional) cpu, 0, 0,1, ...
+// and numbers may carry their sane range, checked whenever the key is set (a value outside it is
+// a typo or would exhaust the machine, e.g. imgsz=100000):
+//   batch: 16 # (int, 1..4096) images per batch
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -36,6 +39,8 @@ struct KeySpec {
   std::string help;              // one-line meaning
   std::string section;           // "Train settings", "Hyperparameters", ...
   YAML::Node default_value;      // as written in default.yaml (null for empty)
+  // Inclusive bounds of numeric values (each number of a list), from "(int, 1..4096)".
+  std::optional<double> min, max;
 };
 
 class ConfigSchema {
@@ -102,6 +107,7 @@ class Config {
   const KeySpec& spec(std::string_view key) const;
   // Returns the coerced value or an error message (empty optional = accepted as is).
   YAML::Node coerce(const KeySpec& spec, const YAML::Node& value, std::string& error) const;
+  YAML::Node coerce_type(const KeySpec& spec, const YAML::Node& value, std::string& error) const;
 
   const ConfigSchema* schema_;
   std::map<std::string, YAML::Node, std::less<>> values_;

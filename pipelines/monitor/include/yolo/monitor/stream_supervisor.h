@@ -15,7 +15,9 @@
 //   stalled       a stall was detected; the pipeline is torn down, waiting to rebuild
 //   reconnecting  after an error, EOS or start timeout: waiting to rebuild, or rebuilt and
 //                 waiting for the first frame
-//   failed        max_retries consecutive rebuilds failed; nothing more is tried
+//   failed        max_retries consecutive rebuilds failed, or the `yolo` element refused its
+//                 configuration (a setting out of range, a class the model lacks, a model file
+//                 that is missing or does not load); nothing more is tried until a reload
 //   stopped       before start() and after stop()
 //
 // Threads: each supervisor runs its own GMainContext on its own thread (bus watch, timers,

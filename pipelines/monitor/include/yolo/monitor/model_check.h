@@ -1,0 +1,18 @@
+// What `yolo-monitor --check` verifies beyond the configuration's structure: every model a
+// stream would run loads, and every class a stream keeps exists in its model. These problems are
+// permanent (retrying a camera cannot fix them), so they fail the check instead of surfacing as
+// a stream that retries forever.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "yolo/monitor/monitor_config.h"
+
+namespace yolo::monitor {
+
+// One line per problem, naming the stream, the model file and the fix; empty when all is well.
+// Each distinct model file is loaded once, on the CPU.
+std::vector<std::string> check_models(const MonitorConfig& config);
+
+}  // namespace yolo::monitor

@@ -1,0 +1,50 @@
+#include "yolo/monitor/model_check.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+
+#include "yolo/models/checkpoint.h"
+
+namespace yolo::monitor {
+
+std::vector<std::string> check_models(const MonitorConfig& config) {
+  std::vector<std::string> problems;
+  // path -> class names, or nullopt when the file does not load (reported once).
+  std::map<std::string, std::optional<std::map<int, std::string>>> loaded;
+  for (const StreamConfig& stream : config.streams) {
+    const InferenceSettings s = resolve(stream, config);
+    if (s.model.empty()) {
+      problems.push_back(
+          fmt::format("stream '{}': no model (set `model:` at the top level or "
+                      "for the stream)",
+                      stream.id));
+      continue;
+    }
+    auto it = loaded.find(s.model);
+    if (it == loaded.end()) {
+      std::optional<std::map<int, std::string>> names;
+      try {
+        names = load_torchscript(s.model, torch::kCPU).metadata.names;
+      } catch (const std::exception& e) {
+        problems.push_back(
+            fmt::format("stream '{}': model '{}' does not load: {}", stream.id, s.model, e.what()));
+      }
+      it = loaded.emplace(s.model, std::move(names)).first;
+    }
+    if (!it->second || it->second->empty()) continue;
+    const std::map<int, std::string>& names = *it->second;
+    for (int c : s.classes) {
+      if (names.count(c)) continue;
+      std::string known;
+      for (const auto& [id, name] : names)
+        known += fmt::format("{}{}: {}", known.empty() ? "" : ", ", id, name);
+      problems.push_back(fmt::format("stream '{}': class {} is not in model '{}' (it has {})",
+                                     stream.id, c, s.model, known));
+    }
+  }
+  return problems;
+}
+
+}  // namespace yolo::monitor
