@@ -136,6 +136,16 @@ ModelMetadata ModelMetadata::from_json_text(const std::string& text, const std::
   return m;
 }
 
+std::string describe_classes(const std::map<int, std::string>& names) {
+  std::string out;
+  int listed = 0;
+  for (const auto& [id, name] : names) {
+    if (listed++ == 20) return out + ", ...";
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", id, name);
+  }
+  return out;
+}
+
 // ---- copying and weights ---------------------------------------------------------------------
 
 std::string pickle_tensors(const std::map<std::string, torch::Tensor>& tensors) {

@@ -52,9 +52,7 @@ std::vector<int> parse_classes(const std::string& text, const std::map<int, std:
       it = names.find(id);  // an id: it must be one the model has
     }
     if (it == names.end()) {
-      std::string known;
-      for (const auto& [id, name] : names)
-        known += fmt::format("{}{}: {}", known.empty() ? "" : ", ", id, name);
+      const std::string known = describe_classes(names);
       throw std::invalid_argument(fmt::format(
           "classes: '{}' is not a class of this model (it has {}); use these ids or names", item,
           known));

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "elastic_thread_pool.h"
 #include "http_api.h"
 #include "yolo/runtime/metrics_registry.h"
 #include "yolo/runtime/runtime_metrics.h"
@@ -55,6 +56,7 @@ void validate(const HttpServerOptions& o) {
   if (o.host.empty()) fail("host is empty; use 127.0.0.1 (local only) or 0.0.0.0 (all)");
   if (o.port < 0 || o.port > 65535) fail(fmt::format("port {} is not in 0..65535", o.port));
   if (o.threads < 1) fail("threads must be >= 1");
+  if (o.max_threads < o.threads) fail("max_threads must be >= threads");
   if (o.max_long_polls >= o.threads) {
     fail(
         fmt::format("max_long_polls ({}) must be below threads ({}) so that other requests "
@@ -143,7 +145,9 @@ struct HttpServer::Impl {
 
 void HttpServer::Impl::configure() {
   // httplib owns the task queue this factory returns (its API takes a raw pointer).
-  server.new_task_queue = [n = options.threads] { return new httplib::ThreadPool(n); };
+  server.new_task_queue = [n = options.threads, max = options.max_threads] {
+    return new http::ElasticThreadPool(n, max);
+  };
   server.set_read_timeout(options.read_timeout);
   server.set_write_timeout(options.write_timeout);
   server.set_keep_alive_timeout(options.keep_alive_timeout.count());

@@ -519,6 +519,36 @@ TEST_F(HttpServerTest, BadRequestsDoNotTakeTheServerDown) {
   get_json("/api/v1/health", 200);
 }
 
+// Clients that send half a request hold a worker each until the read timeout; with a fixed pool of
+// 8 workers, 40 of them kept /health waiting for ~20 s. Workers are added for them instead, so
+// /health and a normal client are answered while all 40 still hang.
+TEST_F(HttpServerTest, HalfSentRequestsDoNotStarveOtherClients) {
+  auto o = local_options();
+  o.read_timeout = 20s;  // the stalled clients hold their workers for the whole test
+  start(o);
+  std::vector<int> stalled;
+  for (int i = 0; i < 40; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const std::string half = "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n";  // no blank line
+    ::send(fd, half.data(), half.size(), MSG_NOSIGNAL);
+    stalled.push_back(fd);
+  }
+  auto c = client();
+  c.set_read_timeout(10s);  // well inside the stalled clients' 20 s
+  auto res = c.Get("/api/v1/health");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  store_.publish(result("cam1", 0));
+  get_json("/api/v1/streams", 200);
+  for (int fd : stalled) ::close(fd);
+}
+
 // Unusable options and an address in use fail at construction with messages that say so.
 TEST_F(HttpServerTest, BadOptionsAndBindFailure) {
   start();

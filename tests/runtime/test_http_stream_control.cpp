@@ -128,6 +128,12 @@ TEST_F(StreamControlTest, AddStream) {
   EXPECT_EQ(res->get_header_value("Location"), "/api/v1/streams/cam2");
   EXPECT_EQ(json::parse(res->body)["stream"]["state"], "starting");
 
+  // As `curl -d '{...}'` sends it (labelled as a form): still the JSON body (the README's example).
+  res = client().Post("/api/v1/streams", R"({"id": "cam5", "uri": "rtsp://e/5"})",
+                      "application/x-www-form-urlencoded");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 201) << res->body;
+
   res = client().Post("/api/v1/streams", R"({"id": "cam2", "uri": "rtsp://c/2"})",
                       "application/json");
   EXPECT_EQ(res->status, 409);

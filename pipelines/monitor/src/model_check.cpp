@@ -37,9 +37,7 @@ std::vector<std::string> check_models(const MonitorConfig& config) {
     const std::map<int, std::string>& names = *it->second;
     for (int c : s.classes) {
       if (names.count(c)) continue;
-      std::string known;
-      for (const auto& [id, name] : names)
-        known += fmt::format("{}{}: {}", known.empty() ? "" : ", ", id, name);
+      const std::string known = describe_classes(names);
       problems.push_back(fmt::format("stream '{}': class {} is not in model '{}' (it has {})",
                                      stream.id, c, s.model, known));
     }

@@ -129,9 +129,7 @@ PredictReport run_predict(const PredictOptions& o, const std::atomic<bool>* stop
   warn_if_traced_head_differs(meta.end2end, o.nms_setting, o.model);
   for (int c : o.nms.classes) {
     if (meta.names.empty() || meta.names.count(c)) continue;
-    std::string known;
-    for (const auto& [id, name] : meta.names)
-      known += fmt::format("{}{}: {}", known.empty() ? "" : ", ", id, name);
+    const std::string known = describe_classes(meta.names);
     throw ConfigError(fmt::format("classes: {} is not a class of {} (it has {}); use these ids", c,
                                   o.model, known));
   }

@@ -46,6 +46,9 @@ struct ModelMetadata {
   static ModelMetadata from_json_text(const std::string& text, const std::string& source);
 };
 
+// "0: person, 1: car, ...": a model's classes as messages list them (at most 20, then "...").
+std::string describe_classes(const std::map<int, std::string>& names);
+
 struct ExportOptions {
   int64_t height = 640, width = 640;  // traced input size; rounded up to a stride multiple
   int64_t batch = 1;

@@ -39,7 +39,11 @@ struct HttpServerOptions {
   std::string bearer_token;
   // Longest long-poll a client may ask for with ?wait=; longer requests are capped to it.
   std::chrono::milliseconds max_wait{30000};
-  size_t threads = 8;  // worker threads = requests served at once (>= 1); more connections queue
+  size_t threads = 8;  // worker threads always running (>= 1)
+  // Workers are added, up to this many, when a connection arrives while all are busy: a client
+  // that sends half a request holds a worker until read_timeout, and must not keep /health and
+  // other clients waiting (>= threads). Beyond it, connections queue.
+  size_t max_threads = 64;
   // Long-polls waiting at the same time (< threads, so that other requests still find a worker);
   // further ones get 503 with Retry-After.
   size_t max_long_polls = 6;

@@ -1,0 +1,79 @@
+// Validation parity (label `parity`; skipped without the ultralytics package in the test Python):
+// the same trained weights on the same images give the same P, R, mAP50 and mAP50-95 from
+// `yolo-trainer val` and from Ultralytics' own `val`, which reads our TorchScript checkpoint
+// itself. The model is the detector the pipeline tests use (yolov8n trained by yolo-trainer on
+// the shapes set, cached per build folder; it must detect for the numbers to mean anything), on
+// its own validation images.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "../pipelines/trained_shapes_model.h"
+#include "oracle.h"
+#include "run_command.h"
+#include "test_files.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Scores {
+  double p = -1, r = -1, map50 = -1, map = -1;
+  int images = -1, instances = -1;
+};
+
+// The "all" row of our val table: Class Images Instances P R mAP50 mAP50-95.
+Scores ours(const std::string& output) {
+  static const std::regex row(
+      R"(\n\s+all\s+(\d+)\s+(\d+)\s+([0-9.e-]+)\s+([0-9.e-]+)\s+([0-9.e-]+)\s+([0-9.e-]+))");
+  std::smatch m;
+  Scores s;
+  if (!std::regex_search(output, m, row)) return s;
+  s.images = std::stoi(m[1]);
+  s.instances = std::stoi(m[2]);
+  s.p = std::stod(m[3]);
+  s.r = std::stod(m[4]);
+  s.map50 = std::stod(m[5]);
+  s.map = std::stod(m[6]);
+  return s;
+}
+
+std::string trainer(const std::string& args) {
+  const auto r = yolo::testing::run_command(std::string(YOLO_TRAINER_BIN) + " " + args);
+  EXPECT_EQ(r.exit_code, 0) << args << "\n"
+                            << r.output.substr(r.output.size() > 3000 ? r.output.size() - 3000 : 0);
+  return r.output;
+}
+
+}  // namespace
+
+TEST(ValParity, SameWeightsSameImagesSameMetrics) {
+  YOLO_REQUIRE_ORACLE();
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  const fs::path yaml =
+      shapes.model.parent_path().parent_path().parent_path().parent_path() / "data" / "data.yaml";
+  ASSERT_TRUE(fs::exists(yaml)) << yaml;
+  yolo::testing::TempDir tmp("val_parity");
+  const fs::path model = tmp.path / "shapes.torchscript";  // Ultralytics loads by suffix
+  fs::copy_file(shapes.model, model);
+
+  const Scores a = ours(trainer("val model=" + model.string() + " data=" + yaml.string() +
+                                " batch=8 plots=False project=" + (tmp.path / "val").string()));
+  const nlohmann::json b =
+      yolo::parity::oracle_json("ultralytics_val.py '" + model.string() + "' '" + yaml.string() +
+                                    "' " + std::to_string(yolo::testing::kShapesImgsz),
+                                tmp.path);
+  ASSERT_TRUE(b.is_object()) << "the oracle printed no result";
+  EXPECT_EQ(a.instances, b["instances"].get<int>());
+  EXPECT_GT(b["map50"].get<double>(), 0.3) << "the model must detect for this to compare";
+  // Our table prints 3 significant digits (as Ultralytics' does).
+  auto near = [](double x, double y) { return std::abs(x - y) <= std::max(0.0015, 0.01 * y); };
+  EXPECT_TRUE(near(a.p, b["p"])) << a.p << " vs " << b["p"];
+  EXPECT_TRUE(near(a.r, b["r"])) << a.r << " vs " << b["r"];
+  EXPECT_TRUE(near(a.map50, b["map50"])) << a.map50 << " vs " << b["map50"];
+  EXPECT_TRUE(near(a.map, b["map"])) << a.map << " vs " << b["map"];
+}
