@@ -8,7 +8,7 @@
 # The default run is sized for two CPU cores and five to ten minutes, and to end with a model that
 # really detects: an easy one-class set (up to 3 rectangles of 20-45 % of the image, 192 px) trained
 # with Ultralytics' own recipe (every setting at its default, nominal batch 64 included): about
-# mAP50 0.65 / mAP50-95 0.37 after 60 epochs (docs/benchmarks.md has it side by side with
+# mAP50 0.76 / mAP50-95 0.46 after 60 epochs (docs/benchmarks.md has it side by side with
 # Ultralytics on the same set).
 #
 # Environment: EPOCHS (default 60), IMGSZ (default 192), MODEL (default yolo26n.yaml),
