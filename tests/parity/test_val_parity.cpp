@@ -22,22 +22,21 @@ namespace {
 
 struct Scores {
   double p = -1, r = -1, map50 = -1, map = -1;
-  int images = -1, instances = -1;
+  int instances = -1;
 };
 
 // The "all" row of our val table: Class Images Instances P R mAP50 mAP50-95.
 Scores ours(const std::string& output) {
   static const std::regex row(
-      R"(\n\s+all\s+(\d+)\s+(\d+)\s+([0-9.e-]+)\s+([0-9.e-]+)\s+([0-9.e-]+)\s+([0-9.e-]+))");
+      R"(\n\s+all\s+\d+\s+(\d+)\s+([0-9.e-]+)\s+([0-9.e-]+)\s+([0-9.e-]+)\s+([0-9.e-]+))");
   std::smatch m;
   Scores s;
   if (!std::regex_search(output, m, row)) return s;
-  s.images = std::stoi(m[1]);
-  s.instances = std::stoi(m[2]);
-  s.p = std::stod(m[3]);
-  s.r = std::stod(m[4]);
-  s.map50 = std::stod(m[5]);
-  s.map = std::stod(m[6]);
+  s.instances = std::stoi(m[1]);
+  s.p = std::stod(m[2]);
+  s.r = std::stod(m[3]);
+  s.map50 = std::stod(m[4]);
+  s.map = std::stod(m[5]);
   return s;
 }
 

@@ -278,8 +278,13 @@ YAML::Node Config::coerce_type(const KeySpec& spec, const YAML::Node& value,
   return fail(fmt::format("{} is not {}", to_string(got), describe_types(spec)));
 }
 
+namespace {
+// Ultralytics' deprecated key that set() maps onto `nms`.
+constexpr std::string_view kDeprecatedEnd2end = "end2end";
+}  // namespace
+
 void Config::set(std::string_view key, const YAML::Node& value) {
-  if (key == "end2end") {
+  if (key == kDeprecatedEnd2end) {
     set_deprecated_end2end(value);
     return;
   }
@@ -294,7 +299,7 @@ void Config::set(std::string_view key, const YAML::Node& value) {
 }
 
 bool Config::accepts_key(std::string_view key) const {
-  return key == "end2end" || schema_->find(key) != nullptr;
+  return key == kDeprecatedEnd2end || schema_->find(key) != nullptr;
 }
 
 // Ultralytics 8.4 replaced `end2end` by the three-state `nms` and maps the old key the same way:
@@ -309,7 +314,7 @@ void Config::set_deprecated_end2end(const YAML::Node& value) {
                     "(use nms=False for the NMS-free head)",
                     render_value(value)));
   const bool end2end = value.as<bool>();
-  const bool embed = !is_null("nms") && get_bool("nms");
+  const bool embed = get_optional_bool("nms").value_or(false);
   const YAML::Node nms = end2end ? YAML::Node(false) : embed ? YAML::Node(true) : YAML::Node();
   set("nms", nms);
   spdlog::warn("'end2end={}' is deprecated and will be removed; use 'nms={}' instead",
@@ -379,6 +384,11 @@ bool Config::get_bool(std::string_view key) const {
     throw ConfigError(fmt::format("'{}' is {}, not a bool", key, render_value(n)));
   }
   return lower(n.Scalar()) == "true";
+}
+
+std::optional<bool> Config::get_optional_bool(std::string_view key) const {
+  if (is_null(key)) return std::nullopt;
+  return get_bool(key);
 }
 
 long long Config::get_int(std::string_view key) const {

@@ -64,7 +64,7 @@ int run_export_mode(const Config& cfg, const SelectedDevice& device) {
     spdlog::warn("half=True only works on a GPU; exporting FP32 on the CPU");
     opts.half = false;
   }
-  if (!cfg.is_null("nms") && cfg.get_bool("nms")) {
+  if (cfg.get_optional_bool("nms").value_or(false)) {
     spdlog::warn("nms=True is not embedded in exports: the runtime runs NMS itself; ignoring it");
   }
   fs::path in(model_setting);

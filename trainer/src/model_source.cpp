@@ -25,7 +25,8 @@ std::shared_ptr<DetectionModelImpl> load_model_setting(const std::string& model,
 }
 
 void choose_inference_head(DetectionModelImpl& model, const Config& cfg) {
-  const bool nms_free = !cfg.is_null("nms") && !cfg.get_bool("nms");
+  const std::optional<bool> nms = cfg.get_optional_bool("nms");
+  const bool nms_free = nms.has_value() && !*nms;
   auto& det = model.detect();
   if (!det.end2end) {
     if (nms_free)

@@ -33,9 +33,7 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   eopts.half = cfg.get_bool("half") && device.is_gpu;
   Engine engine(model_path, eopts);
   const ModelMetadata& meta = engine.metadata();
-  warn_if_traced_head_differs(
-      meta.end2end, cfg.is_null("nms") ? std::nullopt : std::optional<bool>(cfg.get_bool("nms")),
-      model_path);
+  warn_if_traced_head_differs(meta.end2end, cfg.get_optional_bool("nms"), model_path);
 
   const std::string datasets_dir =
       cfg.is_null("datasets_dir") ? "datasets" : cfg.get_string("datasets_dir");

@@ -42,7 +42,7 @@ PredictOptions PredictOptions::from_config(const Config& cfg, const std::string&
   o.nms.iou = static_cast<float>(cfg.get_float("iou"));
   o.nms.max_det = static_cast<int>(cfg.get_int("max_det"));
   o.nms.agnostic = cfg.get_bool("agnostic_nms");
-  if (!cfg.is_null("nms")) o.nms_setting = cfg.get_bool("nms");
+  o.nms_setting = cfg.get_optional_bool("nms");
   o.nms.multi_label = false;
   if (!cfg.is_null("classes"))
     for (long long c : cfg.get_int_list("classes")) o.nms.classes.push_back(static_cast<int>(c));

@@ -82,6 +82,8 @@ class Config {
 
   bool is_null(std::string_view key) const;
   bool get_bool(std::string_view key) const;
+  // A `(bool, optional)` key: nullopt when it is empty (nms: empty, true and false differ).
+  std::optional<bool> get_optional_bool(std::string_view key) const;
   long long get_int(std::string_view key) const;
   double get_float(std::string_view key) const;
   // Strings; numbers and bools are returned as written (device=0 -> "0"); null -> "".
