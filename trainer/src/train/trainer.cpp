@@ -555,6 +555,14 @@ Trainer::Trainer(Config config, DistributedEnv dist)
 
 Trainer::~Trainer() = default;
 
+void Trainer::initialise_model(const std::function<void(DetectionModelImpl&)>& fill) {
+  State& s = *s_;
+  if (s.start_epoch > 0 || s.start_batch > 0)
+    throw ConfigError("initialise_model: not for a resumed run");
+  fill(*s.model);
+  s.ema = std::make_unique<ModelEMA>(*s.model);
+}
+
 TrainResult Trainer::train() {
   State& s = *s_;
   TrainResult out;
@@ -684,7 +692,15 @@ TrainResult Trainer::train() {
     ProgressBar bar(nb, cfg_.get_bool("verbose") && s.main);
     torch::Tensor tloss = torch::zeros({3}, torch::kDouble);
     int64_t seen_batches = 0;
-    while (auto batch = s.train_loader->next()) {
+    int64_t next_index = 0;  // batch_source_: the index of the next batch to ask for
+    auto next_batch = [&]() -> std::optional<Batch> {
+      if (!batch_source_) return s.train_loader->next();
+      Batch b;
+      if (!batch_source_(epoch, next_index, b)) return std::nullopt;
+      b.index = next_index++;
+      return b;
+    };
+    while (auto batch = next_batch()) {
       const int64_t i = batch->index;
       const int64_t ni = i + nb * epoch;
       const int accumulate =
@@ -737,6 +753,7 @@ TrainResult Trainer::train() {
         s.optimizer->zero_grad();
         s.ema->update(*s.model);
         s.ts.last_opt_step = ni;
+        if (on_step_) on_step_(ni, *s.model, s.ema->model());
       }
       tloss = (tloss * static_cast<double>(seen_batches) + loss.items.to(torch::kDouble).cpu()) /
               static_cast<double>(seen_batches + 1);

@@ -17,6 +17,9 @@
 
 namespace yolo {
 
+struct Batch;              // data_loader.h
+class DetectionModelImpl;  // detection_model.h
+
 struct TrainResult {
   std::filesystem::path save_dir, last, best;
   int epochs_completed = 0;
@@ -61,6 +64,22 @@ class Trainer {
     on_schedule_ = std::move(cb);
   }
 
+  // Parity harness (tools/parity/replay_train.cpp), so that a run can be compared step by step
+  // with Ultralytics' trainer on the same data from the same weights:
+  // - the training batches come from `source` instead of the loader: it fills batch `index` of
+  //   `epoch` and returns false after the epoch's last batch;
+  void set_batch_source(std::function<bool(int epoch, int64_t index, Batch& out)> source) {
+    batch_source_ = std::move(source);
+  }
+  // - `fill` changes the freshly built model before training (say, to another tool's initial
+  //   weights); the EMA starts again from the result. Not for resumed runs.
+  void initialise_model(const std::function<void(DetectionModelImpl&)>& fill);
+  // - after every optimiser step: the global iteration, the model and its EMA.
+  void set_step_callback(std::function<void(int64_t iteration, const DetectionModelImpl& model,
+                                            const DetectionModelImpl& ema)>
+                             cb) {
+    on_step_ = std::move(cb);
+  }
   const Config& config() const { return cfg_; }
 
  private:
@@ -70,6 +89,8 @@ class Trainer {
   std::atomic<bool> stop_requested_{false};
   std::function<void(int64_t)> on_batch_;
   std::function<void(const BatchSchedule&)> on_schedule_;
+  std::function<bool(int, int64_t, Batch&)> batch_source_;
+  std::function<void(int64_t, const DetectionModelImpl&, const DetectionModelImpl&)> on_step_;
   std::unique_ptr<State> s_;
 };
 

@@ -1,0 +1,137 @@
+// Our trainer on stored batches, from given initial weights, with the weights written after the
+// first optimiser steps: the C++ half of the step-by-step comparison with Ultralytics' trainer
+// (tools/parity/ultralytics_replay_train.py is the other half; tools/parity/compare_steps.py
+// compares what both wrote).
+//
+//   build/bin/parity_replay_train --batches DIR [--init STATE.pt] [--dump DIR] [--dump-steps N]
+//       [--stop-after-dump] key=value ...   (the `yolo-trainer train` settings)
+//
+// --batches: e<E>_b<I>.pt files ({"images": uint8 (B, 3, H, W) RGB, "targets": (N, 6)}), as
+//   parity_dump_loader_batches or ultralytics_replay_train.py --record write them.
+// --init: a dict name -> tensor (Ultralytics' state-dict names, which are ours) copied into the
+//   model before training; every parameter and buffer must be there.
+// --dump: after each of the first --dump-steps (default 8) optimiser steps, DIR/step<ni>.pt holds
+//   {"model": {name: tensor}, "ema": {name: tensor}} with every parameter and buffer;
+//   --stop-after-dump ends the run there.
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "yolo/core/log.h"
+#include "yolo/models/detection_model.h"
+#include "yolo/trainer/command_line.h"
+#include "yolo/trainer/config.h"
+#include "yolo/trainer/data_loader.h"
+#include "yolo/trainer/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+c10::IValue read_pickle(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+  return torch::pickle_load(bytes);
+}
+
+void write_pickle(const fs::path& path, const c10::IValue& value) {
+  const std::vector<char> bytes = torch::pickle_save(value);
+  const fs::path tmp = path.string() + ".tmp";
+  std::ofstream(tmp, std::ios::binary).write(bytes.data(), static_cast<long>(bytes.size()));
+  fs::rename(tmp, path);
+}
+
+c10::Dict<std::string, torch::Tensor> state_of(const yolo::DetectionModelImpl& m) {
+  c10::Dict<std::string, torch::Tensor> d;
+  for (const auto& p : m.named_parameters()) d.insert(p.key(), p.value().detach().clone());
+  for (const auto& b : m.named_buffers()) d.insert(b.key(), b.value().detach().clone());
+  return d;
+}
+
+void load_state(yolo::DetectionModelImpl& m, const fs::path& path) {
+  const auto dict = read_pickle(path).toGenericDict();
+  torch::NoGradGuard no_grad;
+  auto copy = [&](const std::string& name, torch::Tensor& dst) {
+    if (!dict.contains(name)) throw std::runtime_error(path.string() + " has no tensor " + name);
+    const torch::Tensor src = dict.at(name).toTensor();
+    if (src.sizes() != dst.sizes())
+      throw std::runtime_error(fmt::format("{}: {} has shape {}, the model {}", path.string(), name,
+                                           fmt::join(src.sizes(), "x"),
+                                           fmt::join(dst.sizes(), "x")));
+    dst.copy_(src);
+  };
+  for (auto& p : m.named_parameters()) copy(p.key(), p.value());
+  for (auto& b : m.named_buffers()) copy(b.key(), b.value());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  yolo::log::init();
+  fs::path batches, init, dump;
+  int dump_steps = 8;
+  bool stop_after_dump = false;
+  std::vector<std::string> settings;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--stop-after-dump") {
+      stop_after_dump = true;
+    } else if ((a == "--batches" || a == "--init" || a == "--dump" || a == "--dump-steps") &&
+               i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (a == "--batches") batches = v;
+      if (a == "--init") init = v;
+      if (a == "--dump") dump = v;
+      if (a == "--dump-steps") dump_steps = std::stoi(v);
+    } else {
+      settings.push_back(a);
+    }
+  }
+  if (batches.empty()) throw std::invalid_argument("--batches DIR is required");
+  settings.insert(settings.begin(), "train");
+  const yolo::CommandLine cmd = yolo::parse_command_line(settings);
+  yolo::Config cfg;
+  cfg.apply_text_overrides(cmd.overrides);
+  cfg.set("workers", YAML::Node(0));  // the loader is not used for training: nothing prefetched
+
+  yolo::Trainer trainer(cfg);
+  if (!init.empty())
+    trainer.initialise_model([&](yolo::DetectionModelImpl& m) { load_state(m, init); });
+  trainer.set_batch_source([&](int epoch, int64_t index, yolo::Batch& out) {
+    const fs::path f = batches / fmt::format("e{}_b{}.pt", epoch, index);
+    if (!fs::exists(f)) return false;
+    const auto d = read_pickle(f).toGenericDict();
+    out.images = d.at("images").toTensor().to(torch::kFloat).div_(255);
+    out.targets = d.at("targets").toTensor().to(torch::kFloat);
+    return true;
+  });
+  int dumped = 0;
+  if (!dump.empty()) {
+    fs::create_directories(dump);
+    trainer.set_step_callback([&](int64_t ni, const yolo::DetectionModelImpl& model,
+                                  const yolo::DetectionModelImpl& ema) {
+      if (dumped >= dump_steps) return;
+      ++dumped;
+      c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
+      d.insert("model", state_of(model));
+      d.insert("ema", state_of(ema));
+      write_pickle(dump / fmt::format("step{}.pt", ni), c10::IValue(d));
+      if (dumped == dump_steps && stop_after_dump) trainer.request_stop();
+    });
+  }
+  const yolo::TrainResult r = trainer.train();
+  fmt::print("trained {} epochs on {}; mAP50 {:.4f} mAP50-95 {:.4f}\n", r.epochs_completed,
+             batches.string(), r.map50, r.map50_95);
+  return 0;
+} catch (const std::exception& e) {
+  fmt::print(stderr, "parity_replay_train: {}\n", e.what());
+  return 1;
+}
