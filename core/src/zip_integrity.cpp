@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace yolo {
@@ -55,7 +56,21 @@ unsigned long crc32_of(const void* data, size_t size, unsigned long crc) {
   return c ^ 0xFFFFFFFFu;
 }
 
-std::optional<std::string> find_corrupt_zip_entry(const std::string& path) {
+namespace {
+
+struct ZipEntry {
+  std::string name;
+  uint64_t method = 0, crc = 0, csize = 0, usize = 0, local = 0;
+};
+
+struct ZipArchive {
+  Bytes bytes;
+  std::vector<ZipEntry> entries;
+};
+
+// The whole file and its central directory; throws std::runtime_error when it cannot be read or
+// is not a zip archive.
+ZipArchive read_zip(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw std::runtime_error(fmt::format("cannot read '{}'", path));
   const std::streamsize n = in.tellg();
@@ -63,7 +78,8 @@ std::optional<std::string> find_corrupt_zip_entry(const std::string& path) {
   in.seekg(0);
   if (!in.read(reinterpret_cast<char*>(data.data()), n))
     throw std::runtime_error(fmt::format("cannot read '{}'", path));
-  const Bytes z(std::move(data));
+  ZipArchive zip{Bytes(std::move(data)), {}};
+  const Bytes& z = zip.bytes;
 
   // End of central directory: the last record, followed by at most a 64 KiB comment.
   constexpr uint64_t kEocd = 0x06054b50, kEocd64 = 0x06064b50, kLocator64 = 0x07064b50;
@@ -85,31 +101,50 @@ std::optional<std::string> find_corrupt_zip_entry(const std::string& path) {
   uint64_t p = dir;
   for (uint64_t i = 0; i < entries; ++i) {
     if (z.le(p, 4) != 0x02014b50) throw std::runtime_error("damaged zip central directory");
-    const uint64_t method = z.le(p + 10, 2), crc = z.le(p + 16, 4);
-    uint64_t csize = z.le(p + 20, 4), usize = z.le(p + 24, 4), local = z.le(p + 42, 4);
+    ZipEntry e;
+    e.method = z.le(p + 10, 2), e.crc = z.le(p + 16, 4);
+    e.csize = z.le(p + 20, 4), e.usize = z.le(p + 24, 4), e.local = z.le(p + 42, 4);
     const uint64_t name_len = z.le(p + 28, 2), extra_len = z.le(p + 30, 2),
                    comment_len = z.le(p + 32, 2);
     const unsigned char* name_ptr = z.at(p + 46, name_len);
-    const std::string name(reinterpret_cast<const char*>(name_ptr), name_len);
+    e.name.assign(reinterpret_cast<const char*>(name_ptr), name_len);
     // ZIP64 sizes and offsets live in extra field 0x0001, in this order, when 0xFFFFFFFF above.
-    for (uint64_t e = p + 46 + name_len; e + 4 <= p + 46 + name_len + extra_len;) {
-      const uint64_t id = z.le(e, 2), len = z.le(e + 2, 2);
+    for (uint64_t x = p + 46 + name_len; x + 4 <= p + 46 + name_len + extra_len;) {
+      const uint64_t id = z.le(x, 2), len = z.le(x + 2, 2);
       if (id == 0x0001) {
-        uint64_t f = e + 4;
-        if (usize == 0xFFFFFFFF) usize = z.le(f, 8), f += 8;
-        if (csize == 0xFFFFFFFF) csize = z.le(f, 8), f += 8;
-        if (local == 0xFFFFFFFF) local = z.le(f, 8);
+        uint64_t f = x + 4;
+        if (e.usize == 0xFFFFFFFF) e.usize = z.le(f, 8), f += 8;
+        if (e.csize == 0xFFFFFFFF) e.csize = z.le(f, 8), f += 8;
+        if (e.local == 0xFFFFFFFF) e.local = z.le(f, 8);
       }
-      e += 4 + len;
+      x += 4 + len;
     }
     p += 46 + name_len + extra_len + comment_len;
-    if (method != 0) continue;  // compressed: the inflater would check it
-    if (csize != usize) return fmt::format("entry '{}' is stored with two different sizes", name);
-    if (z.le(local, 4) != 0x04034b50)
-      return fmt::format("entry '{}' has no local header where the directory says", name);
-    const uint64_t start = local + 30 + z.le(local + 26, 2) + z.le(local + 28, 2);
-    if (crc32_of(z.at(start, csize), static_cast<size_t>(csize)) != crc)
-      return fmt::format("entry '{}' fails its CRC-32 check", name);
+    zip.entries.push_back(std::move(e));
+  }
+  return zip;
+}
+
+}  // namespace
+
+std::vector<std::string> zip_entry_names(const std::string& path) {
+  std::vector<std::string> names;
+  for (auto& e : read_zip(path).entries) names.push_back(std::move(e.name));
+  return names;
+}
+
+std::optional<std::string> find_corrupt_zip_entry(const std::string& path) {
+  const ZipArchive zip = read_zip(path);
+  const Bytes& z = zip.bytes;
+  for (const ZipEntry& e : zip.entries) {
+    if (e.method != 0) continue;  // compressed: the inflater would check it
+    if (e.csize != e.usize)
+      return fmt::format("entry '{}' is stored with two different sizes", e.name);
+    if (z.le(e.local, 4) != 0x04034b50)
+      return fmt::format("entry '{}' has no local header where the directory says", e.name);
+    const uint64_t start = e.local + 30 + z.le(e.local + 26, 2) + z.le(e.local + 28, 2);
+    if (crc32_of(z.at(start, e.csize), static_cast<size_t>(e.csize)) != e.crc)
+      return fmt::format("entry '{}' fails its CRC-32 check", e.name);
   }
   return std::nullopt;
 }

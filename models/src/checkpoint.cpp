@@ -2,6 +2,7 @@
 
 #include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -440,10 +441,26 @@ void check_torchscript_file(const std::string& path) {
     caffe2::serialize::PyTorchStreamReader reader(path);
     records = reader.getAllRecords();
   } catch (const c10::Error&) {
-    throw CheckpointError(
-        fmt::format("'{}' is truncated or corrupt (its zip directory cannot be "
-                    "read); copy or export it again",
-                    path));
+    // LibTorch refuses any zip whose entries are not under one top-level folder; a readable
+    // directory means the file is whole but is some other zip archive.
+    std::vector<std::string> names;
+    try {
+      names = zip_entry_names(path);
+    } catch (const std::runtime_error&) {
+      throw CheckpointError(
+          fmt::format("'{}' is truncated or corrupt (its zip directory cannot be "
+                      "read); copy or export it again",
+                      path));
+    }
+    throw CheckpointError(fmt::format(
+        "'{}' is a zip archive but not a TorchScript model (it holds {}{}); use a checkpoint "
+        "written by yolo-trainer or an Ultralytics TorchScript export",
+        path,
+        names.empty()
+            ? "no files"
+            : fmt::format("{}", fmt::join(names.begin(),
+                                          names.begin() + std::min<size_t>(names.size(), 3), ", ")),
+        names.size() > 3 ? fmt::format(" and {} more", names.size() - 3) : ""));
   }
   bool has_code = false, has_data = false;
   for (const auto& r : records) {

@@ -228,6 +228,37 @@ TEST(Checkpoint, BadFilesGiveClearErrors) {
   EXPECT_NE(e.find("Python pickle"), std::string::npos) << e;
   EXPECT_NE(e.find("format=torchscript"), std::string::npos) << e;
 
+  // A whole zip archive of something else (LibTorch's reader says its directory "cannot be read"
+  // because the entries are not under one folder): named as the wrong kind of file, not as
+  // damaged.
+  {
+    const std::string body = "hello";
+    const unsigned long crc = yolo::crc32_of(body.data(), body.size());
+    auto le = [](uint64_t v, int n) {
+      std::string out;
+      for (int i = 0; i < n; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
+      return out;
+    };
+    const std::string name = "notes.txt";
+    const std::string local = le(0x04034b50, 4) + le(10, 2) + le(0, 2) + le(0, 2) + le(0, 4) +
+                              le(crc, 4) + le(body.size(), 4) + le(body.size(), 4) +
+                              le(name.size(), 2) + le(0, 2) + name + body;
+    const std::string central = le(0x02014b50, 4) + le(20, 2) + le(10, 2) + le(0, 2) + le(0, 2) +
+                                le(0, 4) + le(crc, 4) + le(body.size(), 4) + le(body.size(), 4) +
+                                le(name.size(), 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 2) +
+                                le(0, 4) + le(0, 4) + name;
+    const std::string end = le(0x06054b50, 4) + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) +
+                            le(central.size(), 4) + le(local.size(), 4) + le(0, 2);
+    write_bytes(dir / "notes.zip", local + central + end);
+    EXPECT_EQ(yolo::zip_entry_names((dir / "notes.zip").string()),
+              std::vector<std::string>{"notes.txt"});
+    e = load_error((dir / "notes.zip").string());
+    EXPECT_NE(e.find("is a zip archive but not a TorchScript model (it holds notes.txt)"),
+              std::string::npos)
+        << e;
+    EXPECT_EQ(e.find("truncated"), std::string::npos) << e;
+  }
+
   // A real export cut short.
   auto model = yolo::build_model("yolov8n.yaml", 1);
   yolo::ExportOptions opts;

@@ -83,10 +83,25 @@ TEST(DatasetYaml, Errors) {
   EXPECT_NE(dataset_error(d.path / "d.yaml").find("not valid YAML"), std::string::npos);
   write(d.path / "e.yaml", "train: t\nval: v\nnames: {0: a, 2: c}\n");
   EXPECT_NE(dataset_error(d.path / "e.yaml").find("class 1 is missing"), std::string::npos);
+  // Numbers yaml-cpp cannot convert: named with the key and the range, not "bad conversion".
+  write(d.path / "f.yaml", "train: t\nval: v\nnc: 99999999999999999999999\n");
+  std::string e = dataset_error(d.path / "f.yaml");
+  EXPECT_NE(e.find("nc must be a whole number from 1 to 100000 (it is '99999999999999999999999')"),
+            std::string::npos)
+      << e;
+  write(d.path / "g.yaml", "train: t\nval: v\nnames: {0: a, three: b}\n");
+  e = dataset_error(d.path / "g.yaml");
+  EXPECT_NE(e.find("a class id in names must be a whole number"), std::string::npos) << e;
+  write(d.path / "h.yaml", "train: t\nval: v\nnames: [a]\nchannels: [3]\n");
+  e = dataset_error(d.path / "h.yaml");
+  EXPECT_NE(e.find("channels must be a whole number from 1 to 64 (it is a list or mapping)"),
+            std::string::npos)
+      << e;
   // A dataset folder instead of its YAML (libstdc++ would say "Is a directory" mid-read).
   fs::create_directories(d.path / "set");
   write(d.path / "set" / "data.yaml", "train: t\nval: v\nnames: [a]\n");
   const std::string folder = dataset_error(d.path / "set");
+  EXPECT_EQ(folder.find("bad conversion"), std::string::npos);
   EXPECT_NE(folder.find("is a folder; give its dataset YAML, e.g. data="), std::string::npos)
       << folder;
 }

@@ -32,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,7 +98,9 @@ def holdout_score(run_dir: Path, holdout_yaml: Path, imgsz: str) -> dict:
     cache = run_dir / "holdout.json"
     if not cache.exists():
         weights = run_dir / "weights" / "last.pt"
-        if run_dir.name.endswith("_ours"):  # TorchScript: Ultralytics picks its loader by suffix
+        with zipfile.ZipFile(weights) as z:  # TorchScript (ours) has code; a torch.save has not
+            torchscript = any(n.endswith("/constants.pkl") for n in z.namelist())
+        if torchscript:  # Ultralytics picks its loader by the file's suffix
             ts = run_dir / "weights" / "last.torchscript"
             shutil.copyfile(weights, ts)
             weights = ts

@@ -36,6 +36,26 @@ fs::path label_path_for(const fs::path& image) {
   return out.replace_extension(".txt");
 }
 
+namespace {
+
+// Far above any real label set (LVIS has 1203 classes); a guard against typos and overflow.
+constexpr long long kMaxClasses = 100000;
+
+// An integer entry, refused with the key and the accepted range (yaml-cpp alone says only "bad
+// conversion" for 99999999999999999999 or "three").
+int int_entry(const YAML::Node& node, const std::string& what, long long lo, long long hi,
+              const std::string& where) {
+  long long v = 0;
+  if (!node.IsScalar() || !YAML::convert<long long>::decode(node, v) || v < lo || v > hi) {
+    throw DatasetError(fmt::format(
+        "{}: {} must be a whole number from {} to {} (it is {})", where, what, lo, hi,
+        node.IsScalar() ? "'" + node.Scalar() + "'" : std::string("a list or mapping")));
+  }
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
 DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets_dir) {
   DatasetConfig cfg;
   cfg.yaml_path = yaml;
@@ -76,7 +96,9 @@ DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets
         for (size_t i = 0; i < names.size(); ++i)
           cfg.names[static_cast<int>(i)] = names[i].as<std::string>();
       } else if (names.IsMap()) {
-        for (const auto& kv : names) cfg.names[kv.first.as<int>()] = kv.second.as<std::string>();
+        for (const auto& kv : names)
+          cfg.names[int_entry(kv.first, "a class id in names", 0, kMaxClasses - 1, where)] =
+              kv.second.as<std::string>();
         for (int i = 0; i < static_cast<int>(cfg.names.size()); ++i) {
           if (!cfg.names.count(i)) {
             throw DatasetError(
@@ -89,18 +111,18 @@ DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets
         throw DatasetError(fmt::format("{}: names must be a list or a mapping id: name", where));
       }
       cfg.nc = static_cast<int>(cfg.names.size());
-      if (root["nc"] && root["nc"].as<int>() != cfg.nc) {
+      if (root["nc"] && int_entry(root["nc"], "nc", 1, kMaxClasses, where) != cfg.nc) {
         throw DatasetError(fmt::format("{}: nc is {} but names lists {} classes; make them agree",
-                                       where, root["nc"].as<int>(), cfg.nc));
+                                       where, root["nc"].Scalar(), cfg.nc));
       }
     } else if (root["nc"]) {
-      cfg.nc = root["nc"].as<int>();
+      cfg.nc = int_entry(root["nc"], "nc", 1, kMaxClasses, where);
       for (int i = 0; i < cfg.nc; ++i) cfg.names[i] = fmt::format("class{}", i);
     } else {
       throw DatasetError(fmt::format("{} has neither names nor nc", where));
     }
     if (cfg.nc < 1) throw DatasetError(fmt::format("{}: there must be at least one class", where));
-    if (root["channels"]) cfg.channels = root["channels"].as<int>();
+    if (root["channels"]) cfg.channels = int_entry(root["channels"], "channels", 1, 64, where);
     if (root["download"] && root["download"].IsScalar())
       cfg.download = root["download"].as<std::string>();
 

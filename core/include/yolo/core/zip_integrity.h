@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace yolo {
 
@@ -13,6 +14,10 @@ namespace yolo {
 // every stored entry matches. Entries that are compressed (PyTorch stores, never compresses) are
 // not checked. Throws std::runtime_error when the file cannot be read or is not a zip archive.
 std::optional<std::string> find_corrupt_zip_entry(const std::string& path);
+
+// The names of the archive's entries, in directory order. Throws std::runtime_error when the file
+// cannot be read or is not a zip archive (a truncated one has no readable directory).
+std::vector<std::string> zip_entry_names(const std::string& path);
 
 // CRC-32 (IEEE 802.3, the zip and PNG checksum) of `size` bytes.
 unsigned long crc32_of(const void* data, size_t size, unsigned long crc = 0);
