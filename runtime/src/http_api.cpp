@@ -332,7 +332,8 @@ void Api::metrics(const httplib::Request& req, httplib::Response& res) {
   if (!check_params(req, res, {})) return;
   if (!metrics_) {
     send_error(res, 404, "metrics are not enabled on this server",
-               "enable metrics in the service configuration");
+               "the program embedding this server gave it no metrics registry (HttpServer's "
+               "metrics argument); yolo-monitor and the yolo element's http-port serve them");
     return;
   }
   res.status = 200;

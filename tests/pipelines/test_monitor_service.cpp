@@ -1,7 +1,7 @@
 // The whole service without the yolo element (identity in its place): configuration in,
 // pipelines against the in-process RTSP server, results and snapshots over HTTP, streams added
-// and removed over the API and persisted, a reload that adds a stream, JSON lines flushed on
-// stop, and systemd told READY/STOPPING.
+// and removed over the API and persisted, Prometheus metrics of the streams, a reload that adds a
+// stream, JSON lines flushed on stop, and systemd told READY/STOPPING.
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -102,6 +102,30 @@ streams:
   }));
   EXPECT_EQ(http.Get("/")->status, 200);  // the dashboard
 
+  // Prometheus metrics of the streams, what people scrape the service for.
+  const auto metrics = [&] {
+    auto r = http.Get("/api/v1/metrics", auth);
+    return r && r->status == 200 ? r->body : std::string();
+  };
+  ASSERT_TRUE(eventually([&] {  // a first fps window has passed
+    const std::string t = metrics();
+    return t.find("yolo_monitor_stream_fps{stream=\"cam1\"} ") != std::string::npos &&
+           t.find("yolo_monitor_stream_fps{stream=\"cam1\"} 0\n") == std::string::npos;
+  })) << metrics();
+  std::string text = metrics();
+  EXPECT_NE(text.find("yolo_monitor_stream_state{stream=\"cam1\",state=\"running\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("yolo_monitor_stream_state{stream=\"cam1\",state=\"failed\"} 0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("yolo_monitor_streams 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE yolo_monitor_stream_frames_total counter"), std::string::npos);
+  EXPECT_NE(text.find("yolo_monitor_stream_last_frame_age_seconds{stream=\"cam1\"}"),
+            std::string::npos);
+  EXPECT_EQ(text.find("yolo_monitor_stream_frames_total{stream=\"cam1\"} 0\n"), std::string::npos)
+      << text;
+
   // Add over the API (the default model applies), then remove the configured stream.
   auto res = http.Post("/api/v1/streams", auth, json{{"id", "cam2"}, {"uri", camera.uri()}}.dump(),
                        "application/json");
@@ -121,6 +145,9 @@ streams:
   const json state = json::parse(yolo::testing::read_file(dir.path / "state" / "streams.json"));
   EXPECT_EQ(state["added"][0]["id"], "cam2");
   EXPECT_EQ(state["removed"], json::array({"cam1"}));
+  text = metrics();  // the removed stream's series went with it
+  EXPECT_EQ(text.find("stream=\"cam1\""), std::string::npos) << text;
+  EXPECT_NE(text.find("stream=\"cam2\""), std::string::npos) << text;
 
   // SIGHUP with a configuration that adds cam4 (cam1 stays removed: the state file says so).
   auto reloaded = yolo::monitor::parse_config(

@@ -9,10 +9,12 @@
 
 #include "yolo/monitor/dashboard.h"
 #include "yolo/monitor/jsonl_writer.h"
+#include "yolo/monitor/monitor_metrics.h"
 #include "yolo/monitor/result_sink.h"
 #include "yolo/monitor/snapshot_archive.h"
 #include "yolo/monitor/stream_state_file.h"
 #include "yolo/runtime/http_server.h"
+#include "yolo/runtime/metrics_registry.h"
 #include "yolo/runtime/results_store.h"
 #include "yolo/runtime/snapshot_store.h"
 
@@ -64,12 +66,14 @@ struct MonitorService::Impl {
   bool stopped = false;
 
   std::optional<StreamStateFile> state_file;
+  MetricsRegistry metrics;
   ResultsStore results;
   SnapshotStore snapshots;
   std::unique_ptr<JsonlWriter> jsonl;
   std::unique_ptr<SnapshotArchive> archive;
   std::unique_ptr<ResultSink> sink;
   std::unique_ptr<StreamManager> manager;
+  std::unique_ptr<MonitorMetrics> stream_metrics;  // reads the manager at every scrape
   std::unique_ptr<HttpServer> http;
   std::unique_ptr<WatchdogPinger> watchdog;
 };
@@ -98,8 +102,9 @@ MonitorService::MonitorService(MonitorConfig config, InferenceFragment inference
       },
       [sink = s.sink.get()](const std::string& id) { sink->on_removed(id); },
       s.state_file ? &*s.state_file : nullptr);
+  s.stream_metrics = std::make_unique<MonitorMetrics>(s.metrics, *s.manager);
   // Serving first: if the address is taken, no stream has started.
-  s.http = std::make_unique<HttpServer>(http_options(c), s.results, &s.snapshots, nullptr,
+  s.http = std::make_unique<HttpServer>(http_options(c), s.results, &s.snapshots, &s.metrics,
                                         s.manager.get());
   s.manager->start(c.streams);
   s.watchdog = std::make_unique<WatchdogPinger>(s.notifier);
