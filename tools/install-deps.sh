@@ -37,6 +37,8 @@ done
 packages=(
   # toolchain
   build-essential cmake ninja-build ccache pkg-config clang-format git
+  # libFuzzer targets (tests/fuzz): clang and its fuzzer/sanitizer runtimes
+  clang libclang-rt-dev
   # the virtualenv that holds PyTorch's LibTorch; Gloo headers for c10d; OpenBLAS for OpenCV
   python3 python3-venv libgloo-dev libopenblas0-pthread
   # images, video, plots

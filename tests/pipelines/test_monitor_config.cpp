@@ -214,6 +214,11 @@ TEST(MonitorConfig, UnreadableDocuments) {
   EXPECT_NE(problem_at(problems_of("streams: [unclosed"), "").find("not valid YAML"),
             std::string::npos);
   EXPECT_NE(problem_at(problems_of(""), "").find("empty"), std::string::npos);
+  // Not UTF-8 (a Latin-1 editor): refused, since such an id could not be persisted or served.
+  EXPECT_NE(problem_at(problems_of("streams:\n  - {id: caf\xe9, uri: rtsp://x/y}\n"), "")
+                .find("the file is not UTF-8 text (invalid UTF-8 byte at index"),
+            std::string::npos)
+      << problem_at(problems_of("streams:\n  - {id: caf\xe9, uri: rtsp://x/y}\n"), "");
   EXPECT_NE(problem_at(problems_of("- a\n- b\n"), "").find("expected a mapping"),
             std::string::npos);
   try {

@@ -165,7 +165,10 @@ TEST(Labels, EveryBadCaseNamesTheLine) {
         Case{"\n0 0.5 abc 0.1 0.1\n", "'abc' is not a number", 2},
         Case{"0 nan 0.5 0.1 0.1\n", "not a finite number", 1},
         Case{"-1 0.5 0.5 0.1 0.1\n", "not a non-negative integer", 1},
-        Case{"1.5 0.5 0.5 0.1 0.1\n", "not a non-negative integer", 1}}) {
+        Case{"1.5 0.5 0.5 0.1 0.1\n", "not a non-negative integer", 1},
+        // Beyond int: refused without converting it (undefined behaviour; found by fuzzing).
+        Case{"111111111111111111111111 0.5 0.5 0.1 0.1\n", "exceeds the dataset's class count",
+             1}}) {
     auto r = parse_label_text(c.text, 3);
     EXPECT_NE(r.error.find(c.reason), std::string::npos) << c.text << " -> " << r.error;
     ASSERT_TRUE(r.error_line.has_value()) << c.text;

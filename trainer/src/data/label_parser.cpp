@@ -59,11 +59,12 @@ LabelParseResult parse_label_text(const std::string& text, int nc) {
     if (v[0] < 0 || v[0] != std::floor(v[0])) {
       return fail(fmt::format("class '{}' is not a non-negative integer", v[0]));
     }
-    const int cls = static_cast<int>(v[0]);
-    if (cls >= nc) {
-      return fail(fmt::format("class {} exceeds the dataset's class count {} (classes 0-{})", cls,
+    // Compared as a double: a class such as 1e23 does not fit an int (found by fuzz_label_lines).
+    if (v[0] >= nc) {
+      return fail(fmt::format("class {} exceeds the dataset's class count {} (classes 0-{})", v[0],
                               nc, nc - 1));
     }
+    const int cls = static_cast<int>(v[0]);
     for (size_t i = 1; i < cols; ++i) {
       if (v[i] < kCoordMin || v[i] > kCoordMax) {
         return fail(
