@@ -1,9 +1,11 @@
 #include "yolo/core/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -72,6 +74,25 @@ fs::path temp_name(const fs::path& path) {
          fmt::format(".{}.tmp.{}.{:08x}", path.filename().string(), ::getpid(), rd());
 }
 
+// Removes temporary files of `path` left by processes that died mid-write (kill -9, power loss):
+// ".<name>.tmp.<pid>.<hex>" whose pid no longer runs. Without this a trainer killed during saves
+// would leave a checkpoint-sized file behind each time. Best effort: errors are ignored.
+void remove_stale_temporaries(const fs::path& path) {
+  const std::string prefix = "." + path.filename().string() + ".tmp.";
+  std::error_code ec;
+  for (fs::directory_iterator it(path.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    char* stop = nullptr;
+    const long pid = std::strtol(rest.c_str(), &stop, 10);
+    if (pid <= 0 || stop == rest.c_str() || *stop != '.' || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // still running
+    std::error_code remove_ec;
+    fs::remove(it->path(), remove_ec);
+  }
+}
+
 }  // namespace
 
 void write_atomically(const fs::path& path, const std::function<void(const fs::path&)>& write) {
@@ -82,6 +103,7 @@ void write_atomically(const fs::path& path, const std::function<void(const fs::p
     throw std::runtime_error(fmt::format("cannot create folder '{}' for '{}': {}", dir.string(),
                                          path.string(), ec.message()));
   }
+  remove_stale_temporaries(dir / path.filename());
   const fs::path tmp = temp_name(dir / path.filename());
   try {
     write(tmp);

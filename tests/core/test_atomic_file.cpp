@@ -110,3 +110,24 @@ TEST_F(AtomicFile, CopyIsAtomicAndComplete) {
   EXPECT_EQ(slurp(to), slurp(from));
   EXPECT_EQ(files_in(dir_), 2u);
 }
+
+// A process killed mid-write (kill -9) leaves its temporary file; the next write of the same file
+// removes it, and leaves alone the temporaries of writers that still run and other files.
+TEST_F(AtomicFile, TemporariesOfDeadWritersAreRemoved) {
+  fs::create_directories(dir_);
+  const fs::path p = dir_ / "last.pt";
+  // A pid that surely ran and is gone: a child that has exited and been reaped.
+  const pid_t dead = ::fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) std::_Exit(0);
+  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
+  const fs::path stale = dir_ / (".last.pt.tmp." + std::to_string(dead) + ".0badf00d");
+  const fs::path live = dir_ / (".last.pt.tmp." + std::to_string(::getppid()) + ".00c0ffee");
+  const fs::path other = dir_ / (".best.pt.tmp." + std::to_string(dead) + ".0badf00d");
+  for (const auto& f : {stale, live, other}) std::ofstream(f) << "half a checkpoint";
+  yolo::write_file_atomically(p, "whole");
+  EXPECT_EQ(slurp(p), "whole");
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live)) << "a running writer's temporary was removed";
+  EXPECT_TRUE(fs::exists(other)) << "another file's temporary was removed";
+}

@@ -12,7 +12,8 @@ namespace yolo {
 // Calls write(tmp) with a temporary path in the destination's folder, then fsyncs the file (a
 // full disk reported only there throws a SpaceError), renames it over `path` and fsyncs the
 // folder. If anything throws, the temporary file is removed and the exception propagates; `path`
-// is untouched. Creates missing parent folders.
+// is untouched. Creates missing parent folders. Temporary files of `path` left by a process that
+// died mid-write (kill -9) are removed first.
 void write_atomically(const std::filesystem::path& path,
                       const std::function<void(const std::filesystem::path& tmp)>& write);
 

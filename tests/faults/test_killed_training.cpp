@@ -1,0 +1,152 @@
+// Training killed without warning (label `faults`): kill -9 at several moments of a run, two of
+// them while last.pt is being written (its temporary file exists), and each time `resume=`
+// continues from the last complete last.pt. The finished run has every epoch once in results.csv,
+// and no temporary file of the killed saves is left in the weights folder (the next save removes
+// those of dead writers).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/inotify.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "run_command.h"
+#include "test_files.h"
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Starts `yolo-trainer <args>` in `dir` with its output in `log`.
+pid_t start_trainer(const fs::path& dir, const std::vector<std::string>& args,
+                    const std::string& log) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  if (::chdir(dir.c_str()) != 0) std::_Exit(126);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ::dup2(fd, 1);
+  ::dup2(fd, 2);
+  std::vector<char*> argv;
+  const std::string bin = YOLO_TRAINER_BIN;
+  argv.push_back(const_cast<char*>(bin.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(bin.c_str(), argv.data());
+  std::_Exit(127);
+}
+
+fs::file_time_type mtime(const fs::path& p) {
+  std::error_code ec;
+  const auto t = fs::last_write_time(p, ec);
+  return ec ? fs::file_time_type::min() : t;
+}
+
+}  // namespace
+
+TEST(KilledTraining, ResumesFromTheLastCompleteCheckpoint) {
+  yolo::testing::TempDir tmp("killed_training");
+  const fs::path dir = tmp.path;
+  const std::string bin = YOLO_TRAINER_BIN;
+  auto synth = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
+                                          " synth dir=data images=8 imgsz=64 nc=2 seed=0");
+  ASSERT_EQ(synth.exit_code, 0) << synth.output;
+  const fs::path weights = dir / "runs/train/weights";
+  const std::vector<std::string> first = {"train",      "model=yolov8n.yaml", "data=data/data.yaml",
+                                          "imgsz=64",   "epochs=30",          "batch=2",
+                                          "device=cpu", "plots=False",        "project=runs",
+                                          "name=train", "exist_ok=True"};
+  const std::vector<std::string> resume = {"train", "resume=runs/train/weights/last.pt"};
+
+  // Rounds 0 and 1: kill -9 a moment after a save, inside the next epoch. Rounds 2 and 3: kill -9
+  // the moment the next save creates its temporary file (inotify), that is while last.pt is
+  // being written.
+  const auto temporaries = [&] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(weights))
+      n += e.path().filename().string().rfind(".last.pt.tmp.", 0) == 0;
+    return n;
+  };
+  for (int round = 0; round < 4; ++round) {
+    const bool mid_save = round >= 2;
+    const auto before = mtime(weights / "last.pt");
+    int watch = -1;
+    if (mid_save) {
+      watch = ::inotify_init1(IN_CLOEXEC);
+      ASSERT_GE(watch, 0);
+      ASSERT_GE(::inotify_add_watch(watch, weights.c_str(), IN_CREATE), 0);
+    }
+    const std::string log = "round" + std::to_string(round) + ".log";
+    const pid_t pid = start_trainer(dir, round == 0 ? first : resume, log);
+    ASSERT_GT(pid, 0);
+    if (mid_save) {
+      // Blocks until a file appears in the weights folder; the first .last.pt.tmp.* is the save.
+      bool hit = false;
+      alignas(inotify_event) char buf[4096];
+      while (!hit) {
+        const ssize_t n = ::read(watch, buf, sizeof buf);
+        ASSERT_GT(n, 0);
+        for (char* p = buf; p < buf + n;) {
+          const auto* ev = reinterpret_cast<const inotify_event*>(p);
+          if (ev->len > 0 && std::string(ev->name).rfind(".last.pt.tmp.", 0) == 0) hit = true;
+          p += sizeof(inotify_event) + ev->len;
+        }
+      }
+      ::kill(pid, SIGKILL);
+      ::close(watch);
+    } else {
+      bool saved = false;
+      for (int i = 0; i < 6000 && !saved; ++i) {
+        std::this_thread::sleep_for(10ms);
+        saved = mtime(weights / "last.pt") > before;
+      }
+      ASSERT_TRUE(saved) << read_all(dir / log);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50 + 100 * round));
+      ::kill(pid, SIGKILL);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill:\n" << read_all(dir / log);
+    if (mid_save) {
+      EXPECT_GT(temporaries(), 0) << "not killed mid-save";
+    }
+  }
+
+  // The last kill left a complete checkpoint: resume finishes the run.
+  const auto done = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
+                                               " train resume=runs/train/weights/last.pt");
+  ASSERT_EQ(done.exit_code, 0) << done.output;
+  EXPECT_NE(done.output.find("30 epochs completed"), std::string::npos) << done.output;
+
+  // Every epoch once, in order, in results.csv.
+  std::istringstream csv(read_all(dir / "runs/train/results.csv"));
+  std::string line;
+  std::getline(csv, line);  // header
+  std::vector<int> epochs;
+  while (std::getline(csv, line))
+    if (!line.empty()) epochs.push_back(std::stoi(line.substr(0, line.find(','))));
+  std::vector<int> expected;
+  for (int e = 1; e <= 30; ++e) expected.push_back(e);
+  EXPECT_EQ(epochs, expected);
+
+  // No temporary file of a killed save is left.
+  for (const auto& e : fs::directory_iterator(weights))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos)
+        << "left behind: " << e.path();
+  EXPECT_TRUE(fs::exists(weights / "best.pt"));
+}
