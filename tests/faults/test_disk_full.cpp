@@ -4,7 +4,6 @@
 // there is space. The shortage is a file size limit (`ulimit -f`, RLIMIT_FSIZE: writes beyond it
 // fail with EFBIG, SIGXFSZ ignored), which needs no privileges or small filesystem; a real full
 // disk (ENOSPC, also when only fsync reports it) takes the same path in write_file_atomically.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,22 +11,13 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include "run_command.h"
 #include "test_files.h"
+#include "trainer_process.h"
 
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-}  // namespace
 
 TEST(DiskFull, ACheckpointThatDoesNotFitLosesNothing) {
   yolo::testing::TempDir tmp("disk_full");
@@ -39,26 +29,21 @@ TEST(DiskFull, ACheckpointThatDoesNotFitLosesNothing) {
 
   // 1. A run interrupted after its first epoch: a resumable last.pt and a best.pt.
   const fs::path weights = dir / "runs/train/weights";
-  const pid_t pid = ::fork();
+  const pid_t pid = yolo::testing::start_process(
+      bin, dir,
+      {"train", "model=yolov8n.yaml", "data=data/data.yaml", "imgsz=64", "epochs=12", "batch=2",
+       "device=cpu", "plots=False", "project=runs", "name=train", "exist_ok=True"},
+      "first.log");
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    if (::chdir(dir.c_str()) != 0) std::_Exit(126);
-    const int fd = ::open("first.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::execl(bin.c_str(), bin.c_str(), "train", "model=yolov8n.yaml", "data=data/data.yaml",
-            "imgsz=64", "epochs=12", "batch=2", "device=cpu", "plots=False", "project=runs",
-            "name=train", "exist_ok=True", static_cast<char*>(nullptr));
-    std::_Exit(127);
-  }
   for (int i = 0; i < 1200 && !fs::exists(weights / "last.pt"); ++i) ::usleep(100 * 1000);
-  ASSERT_TRUE(fs::exists(weights / "last.pt")) << read_all(dir / "first.log");
+  ASSERT_TRUE(fs::exists(weights / "last.pt")) << yolo::testing::read_file(dir / "first.log");
   ::kill(pid, SIGTERM);  // saves last.pt after the current batch and exits 0
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_all(dir / "first.log");
-  const std::string last_before = read_all(weights / "last.pt");
-  const std::string best_before = read_all(weights / "best.pt");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << yolo::testing::read_file(dir / "first.log");
+  const std::string last_before = yolo::testing::read_file(weights / "last.pt");
+  const std::string best_before = yolo::testing::read_file(weights / "best.pt");
   ASSERT_GT(last_before.size(), 1u << 20);
 
   // 2. Resumed with files limited to 1 MB: the next checkpoint cannot be written.
@@ -71,8 +56,8 @@ TEST(DiskFull, ACheckpointThatDoesNotFitLosesNothing) {
   EXPECT_NE(full.output.find("MB"), std::string::npos) << "the size needed\n" << full.output;
   EXPECT_NE(full.output.find("resume=True"), std::string::npos) << full.output;
   EXPECT_EQ(full.output.find("terminate called"), std::string::npos) << full.output;
-  EXPECT_EQ(read_all(weights / "last.pt"), last_before) << "last.pt changed";
-  EXPECT_EQ(read_all(weights / "best.pt"), best_before) << "best.pt changed";
+  EXPECT_EQ(yolo::testing::read_file(weights / "last.pt"), last_before) << "last.pt changed";
+  EXPECT_EQ(yolo::testing::read_file(weights / "best.pt"), best_before) << "best.pt changed";
   for (const auto& e : fs::directory_iterator(weights))
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos)
         << "left behind: " << e.path();

@@ -3,7 +3,6 @@
 // continues from the last complete last.pt. The finished run has every epoch once in results.csv,
 // and no temporary file of the killed saves is left in the weights folder (the next save removes
 // those of dead writers).
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/inotify.h>
 #include <sys/wait.h>
@@ -12,8 +11,6 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -22,34 +19,12 @@
 
 #include "run_command.h"
 #include "test_files.h"
+#include "trainer_process.h"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Starts `yolo-trainer <args>` in `dir` with its output in `log`.
-pid_t start_trainer(const fs::path& dir, const std::vector<std::string>& args,
-                    const std::string& log) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  if (::chdir(dir.c_str()) != 0) std::_Exit(126);
-  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  ::dup2(fd, 1);
-  ::dup2(fd, 2);
-  std::vector<char*> argv;
-  const std::string bin = YOLO_TRAINER_BIN;
-  argv.push_back(const_cast<char*>(bin.c_str()));
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  ::execv(bin.c_str(), argv.data());
-  std::_Exit(127);
-}
 
 fs::file_time_type mtime(const fs::path& p) {
   std::error_code ec;
@@ -92,7 +67,7 @@ TEST(KilledTraining, ResumesFromTheLastCompleteCheckpoint) {
       ASSERT_GE(::inotify_add_watch(watch, weights.c_str(), IN_CREATE), 0);
     }
     const std::string log = "round" + std::to_string(round) + ".log";
-    const pid_t pid = start_trainer(dir, round == 0 ? first : resume, log);
+    const pid_t pid = yolo::testing::start_process(bin, dir, round == 0 ? first : resume, log);
     ASSERT_GT(pid, 0);
     if (mid_save) {
       // Blocks until a file appears in the weights folder; the first .last.pt.tmp.* is the save.
@@ -115,13 +90,14 @@ TEST(KilledTraining, ResumesFromTheLastCompleteCheckpoint) {
         std::this_thread::sleep_for(10ms);
         saved = mtime(weights / "last.pt") > before;
       }
-      ASSERT_TRUE(saved) << read_all(dir / log);
+      ASSERT_TRUE(saved) << yolo::testing::read_file(dir / log);
       std::this_thread::sleep_for(std::chrono::milliseconds(50 + 100 * round));
       ::kill(pid, SIGKILL);
     }
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill:\n" << read_all(dir / log);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill:\n"
+                                     << yolo::testing::read_file(dir / log);
     if (mid_save) {
       EXPECT_GT(temporaries(), 0) << "not killed mid-save";
     }
@@ -134,7 +110,7 @@ TEST(KilledTraining, ResumesFromTheLastCompleteCheckpoint) {
   EXPECT_NE(done.output.find("30 epochs completed"), std::string::npos) << done.output;
 
   // Every epoch once, in order, in results.csv.
-  std::istringstream csv(read_all(dir / "runs/train/results.csv"));
+  std::istringstream csv(yolo::testing::read_file(dir / "runs/train/results.csv"));
   std::string line;
   std::getline(csv, line);  // header
   std::vector<int> epochs;

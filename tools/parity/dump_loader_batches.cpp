@@ -12,10 +12,10 @@
 // with torch::pickle_save (torch.load reads it).
 #include <fmt/format.h>
 #include <torch/torch.h>
+#include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
 #include <string>
 
 #include "yolo/core/log.h"
@@ -27,36 +27,10 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Args {
-  fs::path data, out;
+  std::string data, out;
   int imgsz = 640, batch = 16, epochs = 100, close_mosaic = 10;
   uint64_t seed = 0;
 };
-
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--data")
-      a.data = v;
-    else if (k == "--out")
-      a.out = v;
-    else if (k == "--imgsz")
-      a.imgsz = std::stoi(v);
-    else if (k == "--batch")
-      a.batch = std::stoi(v);
-    else if (k == "--epochs")
-      a.epochs = std::stoi(v);
-    else if (k == "--seed")
-      a.seed = std::stoull(v);
-    else if (k == "--close-mosaic")
-      a.close_mosaic = std::stoi(v);
-    else
-      throw std::invalid_argument("unknown option " + k +
-                                  " (--data --out --imgsz --batch --epochs --seed --close-mosaic)");
-  }
-  if (a.data.empty() || a.out.empty()) throw std::invalid_argument("--data and --out are required");
-  return a;
-}
 
 void write_batch(const fs::path& path, const yolo::Batch& b) {
   c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
@@ -72,9 +46,20 @@ void write_batch(const fs::path& path, const yolo::Batch& b) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  Args a;
+  CLI::App app{"parity_dump_loader_batches: our loader's training batches as files"};
+  app.add_option("--data", a.data, "dataset YAML")->required();
+  app.add_option("--out", a.out, "folder for e<E>_b<I>.pt")->required();
+  app.add_option("--imgsz", a.imgsz, "training size")->capture_default_str();
+  app.add_option("--batch", a.batch, "images per batch")->capture_default_str();
+  app.add_option("--epochs", a.epochs, "epochs of the run")->capture_default_str();
+  app.add_option("--seed", a.seed, "the run's seed")->capture_default_str();
+  app.add_option("--close-mosaic", a.close_mosaic, "last epochs without mosaic")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
   yolo::log::init();
-  const Args a = parse(argc, argv);
-  fs::create_directories(a.out);
+  const fs::path out = a.out;
+  fs::create_directories(out);
   const yolo::DatasetConfig cfg = yolo::load_dataset_config(a.data);
   auto records = yolo::scan_dataset(yolo::list_images(cfg.splits.at("train")), cfg.nc, 2).images;
   yolo::LoaderOptions o;
@@ -88,11 +73,11 @@ int main(int argc, char** argv) try {
     loader.set_mosaic(!(a.close_mosaic > 0 && e >= a.epochs - a.close_mosaic));
     loader.start_epoch(e);
     while (auto b = loader.next()) {
-      write_batch(a.out / fmt::format("e{}_b{}.pt", e, b->index), *b);
+      write_batch(out / fmt::format("e{}_b{}.pt", e, b->index), *b);
       ++written;
     }
   }
-  fmt::print("{} batches of {} epochs in {}\n", written, a.epochs, a.out.string());
+  fmt::print("{} batches of {} epochs in {}\n", written, a.epochs, out.string());
   return 0;
 } catch (const std::exception& e) {
   fmt::print(stderr, "parity_dump_loader_batches: {}\n", e.what());

@@ -15,6 +15,7 @@
 //   --stop-after-dump ends the run there.
 #include <fmt/format.h>
 #include <torch/torch.h>
+#include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -75,27 +76,19 @@ void load_state(yolo::DetectionModelImpl& m, const fs::path& path) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  yolo::log::init();
-  fs::path batches, init, dump;
+  std::string batches, init, dump;
   int dump_steps = 8;
   bool stop_after_dump = false;
   std::vector<std::string> settings;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--stop-after-dump") {
-      stop_after_dump = true;
-    } else if ((a == "--batches" || a == "--init" || a == "--dump" || a == "--dump-steps") &&
-               i + 1 < argc) {
-      const std::string v = argv[++i];
-      if (a == "--batches") batches = v;
-      if (a == "--init") init = v;
-      if (a == "--dump") dump = v;
-      if (a == "--dump-steps") dump_steps = std::stoi(v);
-    } else {
-      settings.push_back(a);
-    }
-  }
-  if (batches.empty()) throw std::invalid_argument("--batches DIR is required");
+  CLI::App app{"parity_replay_train: our trainer on stored batches (tools/parity)"};
+  app.add_option("--batches", batches, "folder of e<E>_b<I>.pt batches")->required();
+  app.add_option("--init", init, "initial weights: a pickled dict name -> tensor");
+  app.add_option("--dump", dump, "folder for step<ni>.pt after the first optimiser steps");
+  app.add_option("--dump-steps", dump_steps, "optimiser steps to dump")->capture_default_str();
+  app.add_flag("--stop-after-dump", stop_after_dump, "end the run once they are written");
+  app.add_option("settings", settings, "yolo-trainer train settings, key=value");
+  CLI11_PARSE(app, argc, argv);
+  yolo::log::init();
   settings.insert(settings.begin(), "train");
   const yolo::CommandLine cmd = yolo::parse_command_line(settings);
   yolo::Config cfg;
@@ -106,7 +99,7 @@ int main(int argc, char** argv) try {
   if (!init.empty())
     trainer.initialise_model([&](yolo::DetectionModelImpl& m) { load_state(m, init); });
   trainer.set_batch_source([&](int epoch, int64_t index, yolo::Batch& out) {
-    const fs::path f = batches / fmt::format("e{}_b{}.pt", epoch, index);
+    const fs::path f = fs::path(batches) / fmt::format("e{}_b{}.pt", epoch, index);
     if (!fs::exists(f)) return false;
     const auto d = read_pickle(f).toGenericDict();
     out.images = d.at("images").toTensor().to(torch::kFloat).div_(255);
@@ -123,13 +116,13 @@ int main(int argc, char** argv) try {
       c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
       d.insert("model", state_of(model));
       d.insert("ema", state_of(ema));
-      write_pickle(dump / fmt::format("step{}.pt", ni), c10::IValue(d));
+      write_pickle(fs::path(dump) / fmt::format("step{}.pt", ni), c10::IValue(d));
       if (dumped == dump_steps && stop_after_dump) trainer.request_stop();
     });
   }
   const yolo::TrainResult r = trainer.train();
-  fmt::print("trained {} epochs on {}; mAP50 {:.4f} mAP50-95 {:.4f}\n", r.epochs_completed,
-             batches.string(), r.map50, r.map50_95);
+  fmt::print("trained {} epochs on {}; mAP50 {:.4f} mAP50-95 {:.4f}\n", r.epochs_completed, batches,
+             r.map50, r.map50_95);
   return 0;
 } catch (const std::exception& e) {
   fmt::print(stderr, "parity_replay_train: {}\n", e.what());

@@ -22,16 +22,7 @@ from pathlib import Path
 
 import torch
 
-
-def typed(v: str):
-    if v in ("True", "False"):
-        return v == "True"
-    for cast in (int, float):
-        try:
-            return cast(v)
-        except ValueError:
-            pass
-    return v
+from side_by_side import typed  # key=value text -> bool/int/float/str, as for its runs
 
 
 class StoredBatches:
