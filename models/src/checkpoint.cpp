@@ -13,7 +13,6 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "yolo/core/atomic_file.h"
@@ -329,15 +328,17 @@ void check_torchscript_file(const std::string& path) {
                       "read); copy or export it again",
                       path));
     }
-    throw CheckpointError(fmt::format(
-        "'{}' is a zip archive but not a TorchScript model (it holds {}{}); use a checkpoint "
-        "written by yolo-trainer or an Ultralytics TorchScript export",
-        path,
+    const size_t shown = std::min<size_t>(names.size(), 3);
+    const std::string held =
         names.empty()
-            ? "no files"
-            : fmt::format("{}", fmt::join(names.begin(),
-                                          names.begin() + std::min<size_t>(names.size(), 3), ", ")),
-        names.size() > 3 ? fmt::format(" and {} more", names.size() - 3) : ""));
+            ? std::string("no files")
+            : fmt::format(
+                  "{}{}", fmt::join(names.begin(), names.begin() + shown, ", "),
+                  names.size() > shown ? fmt::format(" and {} more", names.size() - shown) : "");
+    throw CheckpointError(
+        fmt::format("'{}' is a zip archive but not a TorchScript model (it holds {}); use a "
+                    "checkpoint written by yolo-trainer or an Ultralytics TorchScript export",
+                    path, held));
   }
   bool has_code = false, has_data = false;
   for (const auto& r : records) {
