@@ -5,6 +5,8 @@
 #   tools/fuzz.sh [SECONDS] [TARGET...]    default: 600 s for every target
 # ctest runs each target for a few seconds (label fuzz); a longer run before a release:
 #   tools/fuzz.sh 3600
+# FUZZ_SEED fixes libFuzzer's random seed (ctest uses 1, so a CI run explores the same inputs each
+# time; 0, the default here, picks a new one each run).
 # A finding is written to BUILD_DIR/fuzz/artifacts/<target>-crash-<hash> (the input that failed);
 # rerun it with BUILD_DIR/fuzz/<target> <that file>, and add it to tests/fuzz/corpus/<target>/
 # once fixed.
@@ -28,6 +30,7 @@ for t in "${targets[@]}"; do
   echo "fuzz: $t for ${seconds}s"
   # -timeout: one input taking this long is a finding (a hang); -rss_limit_mb: so is the memory.
   if ! "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -seed="${FUZZ_SEED:-0}" \
       -artifact_prefix="$build_dir/fuzz/artifacts/$t-" \
       "$build_dir/fuzz/corpus/$t" "tests/fuzz/corpus/$t"; then
     echo "fuzz: $t FAILED; the input is in $build_dir/fuzz/artifacts/" >&2
