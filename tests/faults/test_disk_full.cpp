@@ -23,8 +23,7 @@ TEST(DiskFull, ACheckpointThatDoesNotFitLosesNothing) {
   yolo::testing::TempDir tmp("disk_full");
   const fs::path dir = tmp.path;
   const std::string bin = YOLO_TRAINER_BIN;
-  auto synth = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
-                                          " synth dir=data images=8 imgsz=64 nc=2 seed=0");
+  const auto synth = yolo::testing::make_tiny_dataset(bin, dir);
   ASSERT_EQ(synth.exit_code, 0) << synth.output;
 
   // 1. A run interrupted after its first epoch: a resumable last.pt and a best.pt.

@@ -38,8 +38,7 @@ TEST(KilledTraining, ResumesFromTheLastCompleteCheckpoint) {
   yolo::testing::TempDir tmp("killed_training");
   const fs::path dir = tmp.path;
   const std::string bin = YOLO_TRAINER_BIN;
-  auto synth = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
-                                          " synth dir=data images=8 imgsz=64 nc=2 seed=0");
+  const auto synth = yolo::testing::make_tiny_dataset(bin, dir);
   ASSERT_EQ(synth.exit_code, 0) << synth.output;
   const fs::path weights = dir / "runs/train/weights";
   const std::vector<std::string> first = {"train",      "model=yolov8n.yaml", "data=data/data.yaml",

@@ -1,5 +1,6 @@
-// Starts yolo-trainer as a child process that a fault test can signal (SIGTERM, SIGKILL) while it
-// runs, unlike run_command, which waits for the end.
+// Helpers of the fault tests that drive yolo-trainer: a tiny dataset to train on, and the trainer
+// started as a child process that the test can signal (SIGTERM, SIGKILL) while it runs, unlike
+// run_command, which waits for the end.
 #pragma once
 
 #include <fcntl.h>
@@ -10,7 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "run_command.h"
+
 namespace yolo::testing {
+
+// A tiny synthetic set in dir/data (8 images of 64 px, 2 classes): enough for a few quick epochs.
+inline CommandResult make_tiny_dataset(const std::string& bin, const std::filesystem::path& dir) {
+  return run_command("cd '" + dir.string() + "' && " + bin +
+                     " synth dir=data images=8 imgsz=64 nc=2 seed=0");
+}
 
 // `bin args...` in `dir`, stdout and stderr into dir/`log`; returns the child's pid (or -1).
 inline pid_t start_process(const std::string& bin, const std::filesystem::path& dir,
