@@ -204,6 +204,13 @@ TEST(Checkpoint, MetadataVariantsFromUltralytics) {
                yolo::CheckpointError);
   EXPECT_THROW(yolo::ModelMetadata::from_json_text(R"({"imgsz": [1, 2, 3]})", "x"),
                yolo::CheckpointError);
+  // Sizes a damaged or hand-edited file must not hand on: zero, negative, beyond int64.
+  for (const char* bad : {R"({"imgsz": 0})", R"({"imgsz": [640, -1]})", R"({"imgsz": 1e300})",
+                          R"({"stride": 0})", R"({"batch": 100000})", R"({"channels": 0})",
+                          R"({"names": {"-1": "a"}})", R"({"imgsz": 2.5})"})
+    EXPECT_THROW(yolo::ModelMetadata::from_json_text(bad, "x"), yolo::CheckpointError) << bad;
+  EXPECT_EQ(yolo::ModelMetadata::from_json_text(R"({"imgsz": 320.0})", "x").imgsz,
+            (std::vector<int64_t>{320, 320}));
 }
 
 TEST(Checkpoint, BadFilesGiveClearErrors) {
