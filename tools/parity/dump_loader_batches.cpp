@@ -15,9 +15,9 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "yolo/core/atomic_file.h"
 #include "yolo/core/log.h"
 #include "yolo/trainer/data_loader.h"
 #include "yolo/trainer/dataset.h"
@@ -38,9 +38,7 @@ void write_batch(const fs::path& path, const yolo::Batch& b) {
   d.insert("images", b.images.mul(255).round_().to(torch::kUInt8).contiguous());
   d.insert("targets", b.targets.contiguous());
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
-  const fs::path tmp = path.string() + ".tmp";
-  std::ofstream(tmp, std::ios::binary).write(bytes.data(), static_cast<long>(bytes.size()));
-  fs::rename(tmp, path);
+  yolo::write_file_atomically(path, std::string_view(bytes.data(), bytes.size()));
 }
 
 }  // namespace

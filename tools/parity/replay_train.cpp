@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "yolo/core/atomic_file.h"
 #include "yolo/core/log.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/trainer/command_line.h"
@@ -45,9 +46,7 @@ c10::IValue read_pickle(const fs::path& path) {
 
 void write_pickle(const fs::path& path, const c10::IValue& value) {
   const std::vector<char> bytes = torch::pickle_save(value);
-  const fs::path tmp = path.string() + ".tmp";
-  std::ofstream(tmp, std::ios::binary).write(bytes.data(), static_cast<long>(bytes.size()));
-  fs::rename(tmp, path);
+  yolo::write_file_atomically(path, std::string_view(bytes.data(), bytes.size()));
 }
 
 c10::Dict<std::string, torch::Tensor> state_of(const yolo::DetectionModelImpl& m) {
