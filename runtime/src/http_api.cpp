@@ -159,19 +159,11 @@ void Api::streams(const httplib::Request& req, httplib::Response& res) {
   send_json(res, 200, {{"streams", list}});
 }
 
-void Api::add_stream(const httplib::Request& req, httplib::Response& res) {
-  // `curl -d '{...}'` labels its body as a form (application/x-www-form-urlencoded), which httplib
-  // parses into parameters; the body is JSON whatever its label says, so only the query string
-  // counts as parameters here.
-  const bool form_label =
-      req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0;
-  if (form_label && req.target.find('?') != std::string::npos) {
-    send_error(res, 400, "this endpoint takes no query parameters",
-               "POST the stream object as the body only");
-    return;
-  }
-  if (!form_label && !check_params(req, res, {})) return;
-  const json body = json::parse(req.body, nullptr, false);
+void Api::add_stream(const httplib::Request& req, const std::string& text, httplib::Response& res) {
+  // The body is JSON whatever its Content-Type says: `curl -d '{...}'` (the README's example)
+  // labels it as a form. The server reads it raw, so a form label adds no parameters here.
+  if (!check_params(req, res, {})) return;
+  const json body = json::parse(text, nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
     send_error(res, 400, "the request body is not a JSON object",
                R"(send a stream object such as {"id": "cam2", "uri": "rtsp://host/stream"} with )"

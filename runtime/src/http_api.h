@@ -45,7 +45,8 @@ class Api {
   void snapshot(const httplib::Request& req, httplib::Response& res);    // matches[1]: stream id
   void metrics(const httplib::Request& req, httplib::Response& res);
   // With a StreamControl only:
-  void add_stream(const httplib::Request& req, httplib::Response& res);
+  // `body` as read by the server (httplib reads no body for this route itself).
+  void add_stream(const httplib::Request& req, const std::string& body, httplib::Response& res);
   void remove_stream(const httplib::Request& req, httplib::Response& res);  // matches[1]: id
   // With options.dashboard_html only:
   void dashboard(const httplib::Request& req, httplib::Response& res);

@@ -92,19 +92,53 @@ std::string bearer_token(const Request& req) {
 }
 
 // One bad request must never take the server down: anything a handler throws becomes a 500.
+void call_guarded(const Request& req, Response& res, const std::function<void()>& handler) {
+  try {
+    handler();
+  } catch (const std::exception& e) {
+    spdlog::error("http: {} {} failed: {}", req.method, req.path, e.what());
+    http::send_error(res, 500, fmt::format("internal error: {}", e.what()),
+                     "the server keeps running; retry, and report the error if it repeats");
+  } catch (...) {
+    spdlog::error("http: {} {} failed with an unknown exception", req.method, req.path);
+    http::send_error(res, 500, "internal error",
+                     "the server keeps running; retry, and report the error if it repeats");
+  }
+}
+
 httplib::Server::Handler guarded(std::function<void(const Request&, Response&)> handler) {
   return [handler = std::move(handler)](const Request& req, Response& res) {
-    try {
-      handler(req, res);
-    } catch (const std::exception& e) {
-      spdlog::error("http: {} {} failed: {}", req.method, req.path, e.what());
-      http::send_error(res, 500, fmt::format("internal error: {}", e.what()),
-                       "the server keeps running; retry, and report the error if it repeats");
-    } catch (...) {
-      spdlog::error("http: {} {} failed with an unknown exception", req.method, req.path);
-      http::send_error(res, 500, "internal error",
-                       "the server keeps running; retry, and report the error if it repeats");
+    call_guarded(req, res, [&] { handler(req, res); });
+  };
+}
+
+// httplib 0.11 reads the body of every POST, PUT, PATCH and DELETE before routing, and for a
+// request that declares none (no Content-Length, not chunked) it reads until the client closes or
+// the read timeout passes: `curl -X DELETE .../streams/cam1` waited 5 s for its answer. By HTTP/1.1
+// such a request has no body (RFC 9112, 6.3). Handlers given httplib's content reader run before
+// that read, so these read a body only where one is declared (up to the payload limit, which the
+// reader enforces with a 413), and always read it whole, so that a keep-alive connection stays in
+// step even where the body is not used.
+bool declares_body(const Request& req) {
+  if (req.has_header("Content-Length")) return true;
+  std::string te = req.get_header_value("Transfer-Encoding");
+  std::transform(te.begin(), te.end(), te.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return te.find("chunked") != std::string::npos;
+}
+
+httplib::Server::HandlerWithContentReader with_body(
+    std::function<void(const Request&, const std::string& body, Response&)> handler) {
+  return [handler = std::move(handler)](const Request& req, Response& res,
+                                        const httplib::ContentReader& reader) {
+    std::string body;
+    if (declares_body(req) && !reader([&](const char* data, size_t n) {
+          body.append(data, n);
+          return true;
+        })) {
+      return;  // httplib set the status (413 too large, 400 malformed); the error handler words it
     }
+    call_guarded(req, res, [&] { handler(req, body, res); });
   };
 }
 
@@ -174,8 +208,11 @@ void HttpServer::Impl::configure() {
   const std::string p = http::kApiPrefix;
   if (stream_control) {
     server.Post(p + "/streams",
-                guarded([this](const Request& req, Response& res) { api.add_stream(req, res); }));
-    server.Delete(p + "/streams/([^/]+)", guarded([this](const Request& req, Response& res) {
+                with_body([this](const Request& req, const std::string& body, Response& res) {
+                  api.add_stream(req, body, res);
+                }));
+    server.Delete(p + "/streams/([^/]+)",
+                  with_body([this](const Request& req, const std::string&, Response& res) {
                     api.remove_stream(req, res);
                   }));
     endpoints.push_back("POST " + p + "/streams");
@@ -187,11 +224,13 @@ void HttpServer::Impl::configure() {
     endpoints.push_back("GET / (dashboard)");
   }
   const auto other = guarded([this](const Request& req, Response& res) { other_method(req, res); });
+  const auto other_with_body = with_body(
+      [this](const Request& req, const std::string&, Response& res) { other_method(req, res); });
   const std::string any = ".*";
-  server.Post(any, other);
-  server.Put(any, other);
-  server.Patch(any, other);
-  server.Delete(any, other);
+  server.Post(any, other_with_body);
+  server.Put(any, other_with_body);
+  server.Patch(any, other_with_body);
+  server.Delete(any, other_with_body);
   server.Options(any, other);
   // Typed explicitly: the lambda also converts to the overload that ignores the result.
   server.set_error_handler(httplib::Server::HandlerWithResponse(

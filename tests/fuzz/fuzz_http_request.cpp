@@ -93,8 +93,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (query != std::string::npos)
     httplib::detail::parse_query_text(req.target.substr(query + 1), req.params);
   if (!content_type.empty()) req.headers.emplace("Content-Type", content_type);
-  if (content_type.rfind("application/x-www-form-urlencoded", 0) == 0)
-    httplib::detail::parse_query_text(req.body, req.params);  // as httplib does for forms
 
   static const std::regex detections("/api/v1/streams/([^/]+)/detections");
   static const std::regex one_stream("/api/v1/streams/([^/]+)");
@@ -109,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else if (req.method == "GET" && req.path == "/api/v1/metrics") {
       h.api.metrics(req, res);
     } else if (req.method == "POST" && req.path == "/api/v1/streams") {
-      h.api.add_stream(req, res);
+      h.api.add_stream(req, req.body, res);
     } else if (req.method == "DELETE" && std::regex_match(req.path, req.matches, one_stream)) {
       h.api.remove_stream(req, res);
     } else {

@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
+#include "raw_http.h"
 #include "yolo/runtime/http_server.h"
 #include "yolo/runtime/results_store.h"
 #include "yolo/runtime/snapshot_store.h"
@@ -59,9 +63,11 @@ class FakeControl : public yolo::StreamControl {
 
 class StreamControlTest : public ::testing::Test {
  protected:
-  void start(const std::string& token = "", const std::string& dashboard = "") {
+  void start(const std::string& token = "", const std::string& dashboard = "",
+             std::chrono::milliseconds read_timeout = 5s) {
     yolo::HttpServerOptions o;
     o.port = 0;
+    o.read_timeout = read_timeout;
     o.bearer_token = token;
     o.dashboard_html = dashboard;
     server_ = std::make_unique<yolo::HttpServer>(o, store_, &snapshots_, nullptr, &control_);
@@ -207,4 +213,38 @@ TEST(StreamControlAbsent, ReadOnlyWithoutAController) {
   EXPECT_EQ(res->get_header_value("Allow"), "GET, HEAD");
   EXPECT_EQ(c.Delete("/api/v1/streams/x")->status, 404);
   EXPECT_EQ(c.Get("/")->status, 404);
+}
+
+// A request that declares no body (no Content-Length, not chunked: `curl -X DELETE`, `curl -X
+// POST` without -d) has none (RFC 9112), and is answered at once: the server's read timeout is
+// 30 s here and the client gives up after 10, where it used to be answered only once the server
+// gave up waiting for a body. A declared body is still read whole, also where the route does not
+// use it, so the next request on the same connection is understood.
+TEST_F(StreamControlTest, RequestsWithoutABodyAreAnsweredAtOnce) {
+  using yolo::testing::raw_exchange;
+  start("", "", 30s);
+  const int port = server_->port();
+  std::string r = raw_exchange(port, "DELETE /api/v1/streams/cam1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(r.rfind("HTTP/1.1 204", 0), 0u) << r;
+  r = raw_exchange(port, "POST /api/v1/streams HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(r.rfind("HTTP/1.1 400", 0), 0u) << r;
+  EXPECT_NE(r.find("not a JSON object"), std::string::npos) << r;
+  r = raw_exchange(port, "POST /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(r.rfind("HTTP/1.1 405", 0), 0u) << r;
+  r = raw_exchange(port, "PATCH /nowhere HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(r.rfind("HTTP/1.1 404", 0), 0u) << r;
+
+  const std::vector<std::string> replies = yolo::testing::raw_exchanges(
+      port, {"DELETE /api/v1/streams/nope HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+             "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n"});
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_EQ(replies[0].rfind("HTTP/1.1 404", 0), 0u) << replies[0];
+  EXPECT_EQ(replies[1].rfind("HTTP/1.1 200", 0), 0u) << replies[1];
+
+  // A chunked body is a declared one.
+  r = raw_exchange(port,
+                   "POST /api/v1/streams HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                   "Content-Type: application/json\r\n\r\n"
+                   "20\r\n{\"id\":\"cam9\",\"uri\":\"rtsp://z/9\"}\r\n0\r\n\r\n");
+  EXPECT_EQ(r.rfind("HTTP/1.1 201", 0), 0u) << r;
 }
