@@ -117,6 +117,28 @@ TEST(Train, TwoEpochsWriteEveryFile) {
   EXPECT_EQ(yolo::Trainer(again).train().save_dir, tmp.path / "runs" / "train2");
 }
 
+// save=False (Ultralytics' meaning): no checkpoint after each epoch, last.pt and best.pt once the
+// final epoch is done.
+TEST(Train, SaveFalseWritesCheckpointsOnlyAtTheEnd) {
+  yolo::testing::TempDir tmp("train_save_false");
+  const fs::path data = make_dataset(tmp.path);
+  yolo::Config cfg = tiny_run(data, tmp.path / "runs", "train");
+  cfg.set("save", YAML::Node(false));
+  cfg.set("plots", YAML::Node(false));
+  yolo::Trainer trainer(cfg);
+  const fs::path weights = tmp.path / "runs" / "train" / "weights";
+  int64_t second_epoch_batches = 0;
+  trainer.set_batch_callback([&](int64_t iteration) {
+    if (iteration < 4) return;  // 16 images in batches of 4: the second epoch starts at 4
+    ++second_epoch_batches;
+    EXPECT_FALSE(fs::exists(weights / "last.pt")) << "a checkpoint after epoch 1";
+  });
+  EXPECT_EQ(trainer.train().epochs_completed, 2);
+  EXPECT_EQ(second_epoch_batches, 4);
+  EXPECT_TRUE(fs::exists(weights / "last.pt"));
+  EXPECT_TRUE(fs::exists(weights / "best.pt"));
+}
+
 TEST(Train, InterruptedRunResumesToTheSameWeights) {
   yolo::testing::TempDir tmp("train_resume");
   const fs::path data = make_dataset(tmp.path);

@@ -581,6 +581,7 @@ TrainResult Trainer::train() {
   const uint64_t scale_seed =
       static_cast<uint64_t>(cfg_.get_int("seed")) + static_cast<uint64_t>(std::max(dist_.rank, 0));
   const int save_period = static_cast<int>(cfg_.get_int("save_period"));
+  const bool save_every_epoch = cfg_.get_bool("save");
   const double time_limit_h = cfg_.is_null("time") ? 0.0 : cfg_.get_float("time");
   const int64_t nb = static_cast<int64_t>(s.train_loader->batches_per_epoch());
   const int64_t warmup = warmup_iterations(s.schedule, nb);
@@ -824,12 +825,15 @@ TrainResult Trainer::train() {
         ++s.ts.patience_counter;
       }
       const auto t_save = Clock::now();
-      save(s.last, true);
-      if (improved) copy_file_atomically(s.last, s.best);
+      // save=False (Ultralytics' meaning): checkpoints only after the final epoch.
+      if (save_every_epoch || final_epoch) {
+        save(s.last, true);
+        if (improved) copy_file_atomically(s.last, s.best);
+      }
       spent.train += std::chrono::duration<double>(t_val - t_epoch).count();
       spent.validate += std::chrono::duration<double>(t_save - t_val).count();
       spent.save += std::chrono::duration<double>(Clock::now() - t_save).count();
-      if (save_period > 0 && (epoch + 1) % save_period == 0)
+      if (save_every_epoch && save_period > 0 && (epoch + 1) % save_period == 0)
         copy_file_atomically(s.last, s.save_dir / "weights" / fmt::format("epoch{}.pt", epoch + 1));
       stop_patience = patience > 0 && s.ts.patience_counter >= patience && !final_epoch;
       stop_time =
