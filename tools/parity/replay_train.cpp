@@ -13,6 +13,9 @@
 // --dump: after each of the first --dump-steps (default 8) optimiser steps, DIR/step<ni>.pt holds
 //   {"model": {name: tensor}, "ema": {name: tensor}} with every parameter and buffer;
 //   --stop-after-dump ends the run there.
+// --double: the model, EMA, optimiser state and batches in float64, so that rounding noise, which
+//   CPU training amplifies to O(1) differences after ~12 steps in float32, stays small for longer
+//   and more steps can be compared one by one (ultralytics_replay_train.py --double likewise).
 #include <fmt/format.h>
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
@@ -77,7 +80,7 @@ void load_state(yolo::DetectionModelImpl& m, const fs::path& path) {
 int main(int argc, char** argv) try {
   std::string batches, init, dump;
   int dump_steps = 8;
-  bool stop_after_dump = false;
+  bool stop_after_dump = false, use_double = false;
   std::vector<std::string> settings;
   CLI::App app{"parity_replay_train: our trainer on stored batches (tools/parity)"};
   app.add_option("--batches", batches, "folder of e<E>_b<I>.pt batches")->required();
@@ -85,6 +88,7 @@ int main(int argc, char** argv) try {
   app.add_option("--dump", dump, "folder for step<ni>.pt after the first optimiser steps");
   app.add_option("--dump-steps", dump_steps, "optimiser steps to dump")->capture_default_str();
   app.add_flag("--stop-after-dump", stop_after_dump, "end the run once they are written");
+  app.add_flag("--double", use_double, "train in float64 (for longer step comparisons)");
   app.add_option("settings", settings, "yolo-trainer train settings, key=value");
   CLI11_PARSE(app, argc, argv);
   yolo::log::init();
@@ -95,14 +99,18 @@ int main(int argc, char** argv) try {
   cfg.set("workers", YAML::Node(0));  // the loader is not used for training: nothing prefetched
 
   yolo::Trainer trainer(cfg);
-  if (!init.empty())
-    trainer.initialise_model([&](yolo::DetectionModelImpl& m) { load_state(m, init); });
+  const torch::Dtype dtype = use_double ? torch::kDouble : torch::kFloat;
+  if (!init.empty() || use_double)
+    trainer.initialise_model([&](yolo::DetectionModelImpl& m) {
+      if (!init.empty()) load_state(m, init);
+      m.to(dtype);
+    });
   trainer.set_batch_source([&](int epoch, int64_t index, yolo::Batch& out) {
     const fs::path f = fs::path(batches) / fmt::format("e{}_b{}.pt", epoch, index);
     if (!fs::exists(f)) return false;
     const auto d = read_pickle(f).toGenericDict();
-    out.images = d.at("images").toTensor().to(torch::kFloat).div_(255);
-    out.targets = d.at("targets").toTensor().to(torch::kFloat);
+    out.images = d.at("images").toTensor().to(dtype).div_(255);
+    out.targets = d.at("targets").toTensor().to(dtype);
     return true;
   });
   int dumped = 0;

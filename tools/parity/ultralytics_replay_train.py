@@ -14,6 +14,12 @@ can be given Ultralytics' batches the same way.
 
 If Ultralytics reaches its usual accuracy on our batches, our data pipeline is not the cause of a
 gap and the training loop or model is; if it drops to ours, the data is.
+
+--record-only stores Ultralytics' batches for every epoch (mosaic closed for the last
+close_mosaic epochs, as in training) without training on them: seconds instead of a run.
+--double trains in float64 (model, batches, and the loss's own tensors through torch's default
+dtype), so that a step-by-step comparison with parity_replay_train --double is not drowned by
+float32 rounding growing through the chaotic first steps (tests/parity/test_loop_parity.cpp).
 """
 
 import argparse
@@ -69,18 +75,25 @@ def main() -> None:
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--batches", type=Path, help="train on the batches stored in this folder")
     src.add_argument("--record", type=Path, help="train on Ultralytics' loader and store its batches here")
+    ap.add_argument("--record-only", action="store_true",
+                    help="with --record: store the batches of every epoch without training on them")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--init", type=Path, help="start from this state dict (name -> tensor)")
     ap.add_argument("--init-out", type=Path, help="write the initial state dict here")
     ap.add_argument("--dump", type=Path, help="write model and EMA state after the first optimiser steps")
     ap.add_argument("--dump-steps", type=int, default=8)
     ap.add_argument("--stop-after-dump", action="store_true", help="exit once --dump-steps are written")
+    ap.add_argument("--double", action="store_true", help="train in float64 (longer step comparisons)")
     ap.add_argument("args", nargs="*", help="key=value training arguments")
     a = ap.parse_args()
+    if a.record_only and not a.record:
+        ap.error("--record-only needs --record DIR")
     os.environ.setdefault("YOLO_OFFLINE", "1")
     import ultralytics.utils.torch_utils as tu
 
     tu.NUM_THREADS = a.threads
+    if a.double:
+        torch.set_default_dtype(torch.float64)  # the loss builds its targets and sums in the default
     from ultralytics import YOLO
     from ultralytics.models.yolo.detect import DetectionTrainer
 
@@ -103,13 +116,37 @@ def main() -> None:
                 return self.stored
             return loader
 
+        def _do_train(self, *args, **kwargs):
+            if not a.record_only:
+                return super()._do_train(*args, **kwargs)
+            self._setup_train()  # the loaders, exactly as for training
+            closed = False
+            for epoch in range(self.epochs):
+                self.epoch = epoch
+                if not closed and self.args.close_mosaic and epoch >= self.epochs - self.args.close_mosaic:
+                    closed = True  # as the training loop closes it
+                    self._close_dataloader_mosaic()
+                    self.train_loader.reset()
+                for _ in self.stored:
+                    pass
+            os._exit(0)  # no weights to hand back to YOLO.train()
+
         def get_model(self, cfg=None, weights=None, verbose=True):
             model = super().get_model(cfg, weights, verbose)
             if a.init:
                 model.load_state_dict(torch.load(a.init, weights_only=False), strict=True)
             if a.init_out:
                 torch.save(state(model), a.init_out)
-            return model
+            return model.double() if a.double else model
+
+        def preprocess_batch(self, batch):
+            raw = batch["img"]
+            batch = super().preprocess_batch(batch)
+            if a.double:  # from the uint8 pixels: not through float32, as Ultralytics divides
+                batch["img"] = raw.to(batch["img"].device).double() / 255
+                for k in ("batch_idx", "cls", "bboxes"):
+                    batch[k] = batch[k].double()
+            return batch
 
         def optimizer_step(self):
             super().optimizer_step()
