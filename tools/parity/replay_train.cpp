@@ -10,9 +10,9 @@
 //   parity_dump_loader_batches or ultralytics_replay_train.py --record write them.
 // --init: a dict name -> tensor (Ultralytics' state-dict names, which are ours) copied into the
 //   model before training; every parameter and buffer must be there.
-// --dump: after each of the first --dump-steps (default 8) optimiser steps, DIR/step<ni>.pt holds
-//   {"model": {name: tensor}, "ema": {name: tensor}} with every parameter and buffer;
-//   --stop-after-dump ends the run there.
+// --dump: after each of the first --dump-steps (default 8) optimiser steps (with --dump-every N,
+//   after steps 1, 1+N, 1+2N, ...), DIR/step<ni>.pt holds {"model": {name: tensor}, "ema":
+//   {name: tensor}} with every parameter and buffer; --stop-after-dump ends the run there.
 // --double: the model, EMA, optimiser state and batches in float64, so that rounding noise, which
 //   CPU training amplifies to O(1) differences after ~12 steps in float32, stays small for longer
 //   and more steps can be compared one by one (ultralytics_replay_train.py --double likewise).
@@ -79,7 +79,7 @@ void load_state(yolo::DetectionModelImpl& m, const fs::path& path) {
 
 int main(int argc, char** argv) try {
   std::string batches, init, dump;
-  int dump_steps = 8;
+  int dump_steps = 8, dump_every = 1;
   bool stop_after_dump = false, use_double = false;
   std::vector<std::string> settings;
   CLI::App app{"parity_replay_train: our trainer on stored batches (tools/parity)"};
@@ -87,6 +87,9 @@ int main(int argc, char** argv) try {
   app.add_option("--init", init, "initial weights: a pickled dict name -> tensor");
   app.add_option("--dump", dump, "folder for step<ni>.pt after the first optimiser steps");
   app.add_option("--dump-steps", dump_steps, "optimiser steps to dump")->capture_default_str();
+  app.add_option("--dump-every", dump_every, "dump every N-th optimiser step (1, 1+N, ...)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_flag("--stop-after-dump", stop_after_dump, "end the run once they are written");
   app.add_flag("--double", use_double, "train in float64 (for longer step comparisons)");
   app.add_option("settings", settings, "yolo-trainer train settings, key=value");
@@ -113,12 +116,12 @@ int main(int argc, char** argv) try {
     out.targets = d.at("targets").toTensor().to(dtype);
     return true;
   });
-  int dumped = 0;
+  int dumped = 0, steps = 0;
   if (!dump.empty()) {
     fs::create_directories(dump);
     trainer.set_step_callback([&](int64_t ni, const yolo::DetectionModelImpl& model,
                                   const yolo::DetectionModelImpl& ema) {
-      if (dumped >= dump_steps) return;
+      if (dumped >= dump_steps || steps++ % dump_every != 0) return;
       ++dumped;
       c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
       d.insert("model", state_of(model));

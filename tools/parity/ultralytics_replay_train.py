@@ -82,6 +82,7 @@ def main() -> None:
     ap.add_argument("--init-out", type=Path, help="write the initial state dict here")
     ap.add_argument("--dump", type=Path, help="write model and EMA state after the first optimiser steps")
     ap.add_argument("--dump-steps", type=int, default=8)
+    ap.add_argument("--dump-every", type=int, default=1, help="dump every N-th optimiser step (1, 1+N, ...)")
     ap.add_argument("--stop-after-dump", action="store_true", help="exit once --dump-steps are written")
     ap.add_argument("--double", action="store_true", help="train in float64 (longer step comparisons)")
     ap.add_argument("args", nargs="*", help="key=value training arguments")
@@ -150,7 +151,8 @@ def main() -> None:
 
         def optimizer_step(self):
             super().optimizer_step()
-            if a.dump and self.dumped < a.dump_steps:
+            self.steps = getattr(self, "steps", 0) + 1
+            if a.dump and self.dumped < a.dump_steps and (self.steps - 1) % a.dump_every == 0:
                 self.dumped += 1
                 torch.save({"model": state(self.model), "ema": state(self.ema.ema)},
                            a.dump / f"step{self.stored.last_ni}.pt")
