@@ -1,6 +1,7 @@
 #include "http_api.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <charconv>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "client_connection.h"
 #include "yolo/core/version.h"
 #include "yolo/runtime/metrics_registry.h"
 #include "yolo/runtime/results_store.h"
@@ -270,6 +272,8 @@ void Api::detections(const httplib::Request& req, httplib::Response& res) {
       return;
     }
     const auto deadline = Clock::now() + wait;
+    // A client that disconnected gives its slot back within a slice, not when its wait expires.
+    const std::optional<ClientConnection> connection = ClientConnection::of(req);
     for (;;) {
       // Rounded up: a truncated 0 ms slice would spin for the last fraction of a millisecond.
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
@@ -277,6 +281,12 @@ void Api::detections(const httplib::Request& req, httplib::Response& res) {
                                 std::clamp(left, std::chrono::milliseconds(0), kStopCheckInterval));
       if (!got.empty() || stopping_ || results_.is_shut_down() || Clock::now() >= deadline) {
         break;
+      }
+      if (connection && connection->gone()) {
+        spdlog::debug("http: long-poll on '{}' ended: its client {}:{} disconnected", id,
+                      req.remote_addr, req.remote_port);
+        send_error(res, 503, "the client disconnected", "nobody reads this");
+        return;
       }
     }
     if (got.empty() && stopping_) {

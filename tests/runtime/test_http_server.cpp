@@ -309,6 +309,32 @@ TEST_F(HttpServerTest, LongPollLimit) {
   EXPECT_EQ(got->status, 200);
 }
 
+// A long-poll whose client disconnects gives its slot back within a wait slice, not when its
+// wait runs out (60 s here, while the test looks for 10 s): a new long-poll is served meanwhile.
+TEST_F(HttpServerTest, LongPollOfAGoneClientFreesItsSlot) {
+  auto o = local_options();
+  o.threads = 4;
+  o.max_long_polls = 1;
+  o.max_wait = 60s;
+  start(o);
+  store_.publish(result("cam1", 0));
+  {
+    yolo::testing::RawConnection gone(server_->port());
+    ASSERT_TRUE(gone.send(
+        "GET /api/v1/streams/cam1/detections?since=1&wait=60000 HTTP/1.1\r\nHost: x\r\n\r\n"));
+    ASSERT_TRUE(long_polls_waiting(1));
+  }  // the client closes its connection without reading an answer
+  ASSERT_TRUE(long_polls_waiting(0)) << "the abandoned long-poll still holds its slot";
+  auto waiting = std::async(std::launch::async, [this, c = client()]() mutable {
+    return c.Get("/api/v1/streams/cam1/detections?since=1&wait=20000");
+  });
+  ASSERT_TRUE(long_polls_waiting(1));
+  store_.publish(result("cam1", 1));
+  auto got = waiting.get();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->status, 200) << got->body;
+}
+
 // With a token: 401 with WWW-Authenticate without it or with a wrong one, 200 with it;
 // /health stays open.
 TEST_F(HttpServerTest, BearerToken) {

@@ -61,6 +61,34 @@ inline std::vector<std::string> raw_exchanges(int port, const std::vector<std::s
   return replies;
 }
 
+// A client connection held open by the test (say, to abandon a request half-way); closed when
+// it goes out of scope or by close().
+class RawConnection {
+ public:
+  explicit RawConnection(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd_ >= 0 && ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) close();
+  }
+  ~RawConnection() { close(); }
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+  bool connected() const { return fd_ >= 0; }
+  bool send(const std::string& bytes) const {
+    return fd_ >= 0 && ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+                           static_cast<ssize_t>(bytes.size());
+  }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
 // One request on a fresh connection.
 inline std::string raw_exchange(int port, const std::string& bytes, int timeout_s = 10) {
   const std::vector<std::string> r = raw_exchanges(port, {bytes}, timeout_s);
