@@ -1,7 +1,6 @@
 // The Ultralytics-style command line: modes, tasks, key=value, bare keys, normalisations.
 #include <gtest/gtest.h>
 
-#include "string_distance.h"
 #include "yolo/trainer/command_line.h"
 #include "yolo/trainer/config.h"
 
@@ -48,14 +47,4 @@ TEST(CommandLine, UnknownWordsSuggest) {
   EXPECT_THROW(parse_command_line({"segment", "train"}), ConfigError);
   EXPECT_THROW(parse_command_line({"train", "val"}), ConfigError);
   EXPECT_THROW(parse_command_line({"train", "=3"}), ConfigError);
-}
-
-TEST(StringDistance, EditDistanceAndMatches) {
-  EXPECT_EQ(yolo::edit_distance("epocs", "epochs"), 1u);
-  EXPECT_EQ(yolo::edit_distance("", "abc"), 3u);
-  EXPECT_EQ(yolo::edit_distance("kitten", "sitting"), 3u);
-  auto m = yolo::closest_matches("imgsize", {"imgsz", "batch", "iou"}, 3);
-  ASSERT_FALSE(m.empty());
-  EXPECT_EQ(m[0], "imgsz");
-  EXPECT_TRUE(yolo::closest_matches("qqqqqq", {"imgsz", "batch"}, 3).empty());
 }

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "string_distance.h"
+#include "yolo/core/strings.h"
 #include "yolo/trainer/config.h"
 
 namespace yolo {

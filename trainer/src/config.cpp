@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "string_distance.h"
+#include "yolo/core/strings.h"
 
 namespace yolo {
 
@@ -17,13 +17,6 @@ namespace yolo {
 extern const char* const kDefaultConfigYaml;
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 std::string trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t\r");

@@ -6,6 +6,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "video_writer.h"
+#include "yolo/core/strings.h"
 
 namespace yolo::predict {
 namespace fs = std::filesystem;
@@ -13,12 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kKeptContainers[] = {".mp4", ".m4v", ".mov", ".mkv", ".avi"};
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "yolo/core/strings.h"
 #include "yolo/trainer/predict_sources.h"
 
 namespace yolo {
@@ -17,12 +18,6 @@ constexpr std::array<const char*, 12> kVideoExtensions = {
     "asf", "avi", "gif", "m4v", "mkv", "mov", "mp4", "mpeg", "mpg", "ts", "wmv", "webm"};
 constexpr std::array<const char*, 5> kStreamSchemes = {"rtsp://", "rtmp://", "http://", "https://",
                                                        "tcp://"};
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 template <size_t N>
 bool contains(const std::array<const char*, N>& list, const std::string& ext) {

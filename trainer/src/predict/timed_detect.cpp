@@ -6,18 +6,13 @@
 #include <algorithm>
 #include <chrono>
 
+#include "yolo/core/stopwatch.h"
 #include "yolo/runtime/input_tensor.h"
 #include "yolo/runtime/letterbox.h"
 
 namespace yolo::predict {
-namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-}  // namespace
 
 std::vector<ImageDetections> detect_timed(Engine& engine, const std::vector<cv::Mat>& images,
                                           const NmsOptions& nms, StageTimes& times) {

@@ -7,14 +7,10 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "yolo/core/strings.h"
+
 namespace yolo {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 // Ultralytics' regex (?=.*23)(?=.*cv3): the class branch of the detect head at layer 23.
 bool is_class_branch_23(const std::string& name) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/stopwatch.h"
 #include "yolo/trainer/metric_plots.h"
 #include "yolo/trainer/plots.h"
 #include "yolo/trainer/progress_bar.h"
@@ -17,10 +18,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // COCO's image_id: the file stem as a number when it is one (COCO's own files), else the stem.
 nlohmann::json coco_image_id(const std::string& path) {

@@ -1,20 +1,32 @@
-#include "string_distance.h"
+#include "yolo/core/strings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
+#include <utility>
 
 namespace yolo {
 
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
+  // Three rows of the table: the swap looks two rows back.
+  std::vector<size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
   std::iota(row.begin(), row.end(), size_t{0});
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
+    before.swap(previous);
+    previous.swap(row);
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      row[j] = std::min(
+          {previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        row[j] = std::min(row[j], before[j - 2] + 1);
     }
   }
   return row[b.size()];
@@ -25,8 +37,8 @@ std::vector<std::string> closest_matches(std::string_view word,
   const size_t limit = std::max<size_t>(1, word.size() / 3) + 1;
   std::vector<std::pair<size_t, std::string>> scored;
   for (const auto& c : candidates) {
-    size_t d = edit_distance(word, c);
-    bool prefix = word.size() >= 3 && (c.rfind(word, 0) == 0 || word.rfind(c, 0) == 0);
+    const size_t d = edit_distance(word, c);
+    const bool prefix = word.size() >= 3 && (c.rfind(word, 0) == 0 || word.rfind(c, 0) == 0);
     if (d <= limit || prefix) scored.emplace_back(prefix ? std::min(d, limit) : d, c);
   }
   std::stable_sort(scored.begin(), scored.end(),

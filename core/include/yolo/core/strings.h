@@ -1,0 +1,25 @@
+// Small string helpers every front end needs: case folding for names and extensions, and the
+// edit distance behind "did you mean" hints for mistyped keys, modes and options.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace yolo {
+
+// ASCII lower case (names, extensions, schemes; not meant for user text).
+std::string lower(std::string_view s);
+
+// Edits between a and b: insert, delete, substitute, or swap two neighbours, each costing 1
+// (optimal string alignment), so "iuo" is one edit from "iou" and "epocs" one from "epochs".
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// Candidates close enough to `word` to be a plausible typo, best first, at most `max`.
+// "Close enough": distance <= max(1, len(word) / 3) + 1, or one is a prefix of the other (for
+// words of 3 or more characters).
+std::vector<std::string> closest_matches(std::string_view word,
+                                         const std::vector<std::string>& candidates, size_t max);
+
+}  // namespace yolo

@@ -1,0 +1,33 @@
+// The string helpers behind "did you mean" hints and case-insensitive names.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "yolo/core/strings.h"
+
+TEST(Strings, LowerFoldsAsciiOnly) {
+  EXPECT_EQ(yolo::lower("RTSP://Cam.MP4"), "rtsp://cam.mp4");
+  EXPECT_EQ(yolo::lower(""), "");
+  EXPECT_EQ(yolo::lower("\xc3\x84"), "\xc3\x84");  // UTF-8 bytes pass through unchanged
+}
+
+TEST(Strings, EditDistanceCountsInsertDeleteSubstituteAndSwap) {
+  EXPECT_EQ(yolo::edit_distance("epocs", "epochs"), 1u);
+  EXPECT_EQ(yolo::edit_distance("", "abc"), 3u);
+  EXPECT_EQ(yolo::edit_distance("abc", ""), 3u);
+  EXPECT_EQ(yolo::edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(yolo::edit_distance("iuo", "iou"), 1u);  // two neighbours swapped
+  EXPECT_EQ(yolo::edit_distance("ab", "ba"), 1u);
+  EXPECT_EQ(yolo::edit_distance("ca", "abc"), 3u);  // optimal string alignment, not Damerau
+  EXPECT_EQ(yolo::edit_distance("same", "same"), 0u);
+}
+
+TEST(Strings, ClosestMatchesBestFirstWithinALimit) {
+  const std::vector<std::string> keys = {"epochs", "patience", "batch", "imgsz", "optimizer"};
+  EXPECT_EQ(yolo::closest_matches("epocs", keys, 3), (std::vector<std::string>{"epochs"}));
+  EXPECT_EQ(yolo::closest_matches("optim", keys, 3), (std::vector<std::string>{"optimizer"}));
+  EXPECT_TRUE(yolo::closest_matches("zzzzzz", keys, 3).empty());
+  EXPECT_EQ(yolo::closest_matches("imgs", keys, 3).front(), "imgsz");
+  EXPECT_EQ(yolo::closest_matches("imgsize", {"imgsz", "batch", "iou"}, 3).front(), "imgsz");
+}
