@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "oracle.h"
+#include "pickle_file.h"
 #include "test_files.h"
-#include "yolo/core/atomic_file.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/data_loader.h"
@@ -58,17 +58,8 @@ const std::vector<std::pair<std::string, std::string>> kRunArgs = {
 constexpr int kEpochs = 4;
 constexpr int kSteps = 10;  // optimiser steps compared (the run has 12)
 
-c10::IValue read_pickle(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
-                                std::istreambuf_iterator<char>());
-  return torch::pickle_load(bytes);
-}
-
-void write_pickle(const fs::path& path, const c10::IValue& value) {
-  const std::vector<char> bytes = torch::pickle_save(value);
-  yolo::write_file_atomically(path, std::string_view(bytes.data(), bytes.size()));
-}
+using yolo::parity::read_pickle;
+using yolo::parity::write_pickle;
 
 TensorMap to_map(const c10::IValue& dict) {
   TensorMap out;

@@ -17,7 +17,7 @@
 #include <filesystem>
 #include <string>
 
-#include "yolo/core/atomic_file.h"
+#include "pickle_file.h"
 #include "yolo/core/log.h"
 #include "yolo/trainer/data_loader.h"
 #include "yolo/trainer/dataset.h"
@@ -37,8 +37,7 @@ void write_batch(const fs::path& path, const yolo::Batch& b) {
   // The loader's floats are uint8 / 255, so rounding back is exact.
   d.insert("images", b.images.mul(255).round_().to(torch::kUInt8).contiguous());
   d.insert("targets", b.targets.contiguous());
-  const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
-  yolo::write_file_atomically(path, std::string_view(bytes.data(), bytes.size()));
+  yolo::parity::write_pickle(path, c10::IValue(d));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "yolo/core/atomic_file.h"
+#include "pickle_file.h"
 #include "yolo/core/log.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/trainer/command_line.h"
@@ -39,18 +39,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-c10::IValue read_pickle(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
-                                std::istreambuf_iterator<char>());
-  return torch::pickle_load(bytes);
-}
-
-void write_pickle(const fs::path& path, const c10::IValue& value) {
-  const std::vector<char> bytes = torch::pickle_save(value);
-  yolo::write_file_atomically(path, std::string_view(bytes.data(), bytes.size()));
-}
+using yolo::parity::read_pickle;
+using yolo::parity::write_pickle;
 
 c10::Dict<std::string, torch::Tensor> state_of(const yolo::DetectionModelImpl& m) {
   c10::Dict<std::string, torch::Tensor> d;
