@@ -52,7 +52,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libzip-dev libspdlog-dev libfmt-dev
   libcli11-dev
   # tests
-  libgtest-dev libgmock-dev
+  libgtest-dev
   # misc tools used by tests and the quickstart
   curl zip unzip
   # headless browser for the yolo-monitor dashboard test (skipped without it)
