@@ -14,8 +14,10 @@
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <torch/torch.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <opencv2/core.hpp>
 #include <sstream>
@@ -43,22 +45,17 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--imgsz") {
-      a.imgsz = std::stoi(v);
-    } else if (k == "--frames") {
-      a.frames = std::stoi(v);
-    } else if (k == "--out") {
-      a.out = v;
-    } else if (k == "--streams") {
-      a.streams.clear();
-      std::stringstream in(v);
-      std::string n;
-      while (std::getline(in, n, ',')) a.streams.push_back(std::stoi(n));
-    } else {
-      throw std::invalid_argument("unknown option " + k + " (--imgsz --frames --streams --out)");
-    }
+  CLI::App app{"bench_gst: the yolo element against appsink and the runtime"};
+  app.add_option("--imgsz", a.imgsz, "model input size")->capture_default_str();
+  app.add_option("--frames", a.frames, "frames per stream")->capture_default_str();
+  app.add_option("--streams", a.streams, "stream counts to measure, comma-separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--out", a.out, "folder for the videos, model and table")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
   return a;
 }

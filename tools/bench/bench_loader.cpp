@@ -9,8 +9,10 @@
 // data never starves training on this machine. Also writes labels.jpg and train_batch0.jpg.
 #include <fmt/format.h>
 #include <torch/torch.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -35,18 +37,15 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--images")
-      a.images = std::stoi(v);
-    else if (k == "--imgsz")
-      a.imgsz = std::stoi(v);
-    else if (k == "--batch")
-      a.batch = std::stoi(v);
-    else if (k == "--out")
-      a.out = v;
-    else
-      throw std::invalid_argument("unknown option " + k + " (--images --imgsz --batch --out)");
+  CLI::App app{"bench_loader: the data loader against the training step it feeds"};
+  app.add_option("--images", a.images, "synthetic training images")->capture_default_str();
+  app.add_option("--imgsz", a.imgsz, "training size")->capture_default_str();
+  app.add_option("--batch", a.batch, "images per batch")->capture_default_str();
+  app.add_option("--out", a.out, "folder for the data and the table")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
   return a;
 }

@@ -15,10 +15,12 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <opencv2/core.hpp>
@@ -52,18 +54,17 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    if (k == "--runs")
-      a.runs = std::stoi(argv[i + 1]);
-    else if (k == "--seconds")
-      a.seconds = std::stod(argv[i + 1]);
-    else if (k == "--imgsz")
-      a.imgsz = std::stoi(argv[i + 1]);
-    else if (k == "--threads")
-      a.threads = std::stoi(argv[i + 1]);
-    else if (k == "--out")
-      a.out = argv[i + 1];
+  CLI::App app{"bench_preprocess: the preprocessing paths and dynamic batching"};
+  app.add_option("--runs", a.runs, "timed runs per path")->capture_default_str();
+  app.add_option("--seconds", a.seconds, "seconds per batching scenario")->capture_default_str();
+  app.add_option("--imgsz", a.imgsz, "model input size")->capture_default_str();
+  app.add_option("--threads", a.threads, "torch and OpenCV threads (0: all cores)")
+      ->capture_default_str();
+  app.add_option("--out", a.out, "folder for the model and the table")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
   return a;
 }

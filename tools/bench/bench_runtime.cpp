@@ -9,6 +9,7 @@
 // against (1).
 #include <fmt/format.h>
 #include <torch/torch.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -44,15 +45,11 @@ int main(int argc, char** argv) {
   yolo::log::init();
   int imgsz = 640, runs = 10;
   fs::path out = "runs/bench/runtime";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    if (k == "--imgsz")
-      imgsz = std::stoi(argv[i + 1]);
-    else if (k == "--runs")
-      runs = std::stoi(argv[i + 1]);
-    else if (k == "--out")
-      out = argv[i + 1];
-  }
+  CLI::App app{"bench_runtime: the runtime against the bare TorchScript forward"};
+  app.add_option("--imgsz", imgsz, "model input size")->capture_default_str();
+  app.add_option("--runs", runs, "timed runs")->capture_default_str();
+  app.add_option("--out", out, "folder for the model and the table")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
   yolo::apply_thread_setting(0);
   const fs::path model_path = out / "yolov8n.torchscript";
   yolo::ExportOptions eo;

@@ -14,6 +14,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -36,26 +37,23 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--model")
-      a.model = v;
-    else if (k == "--streams")
-      a.streams = std::stoi(v);
-    else if (k == "--minutes")
-      a.minutes = std::stoi(v);
-    else if (k == "--interval")
-      a.interval_s = std::stoi(v);
-    else if (k == "--fps")
-      a.fps = std::stoi(v);
-    else if (k == "--out")
-      a.out = v;
-    else if (k == "--size")
-      std::sscanf(v.c_str(), "%dx%d", &a.width, &a.height);
-    else
-      throw std::invalid_argument("unknown option " + k);
+  std::string size = "320x180";
+  CLI::App app{"soak_monitor: yolo-monitor on RTSP test streams for a long while"};
+  app.add_option("--model", a.model, "the model to serve (a best.pt)")->required();
+  app.add_option("--streams", a.streams, "RTSP streams")->capture_default_str();
+  app.add_option("--minutes", a.minutes, "length of the soak")->capture_default_str();
+  app.add_option("--interval", a.interval_s, "seconds between samples")->capture_default_str();
+  app.add_option("--fps", a.fps, "frames per second of each stream")->capture_default_str();
+  app.add_option("--size", size, "frame size WxH")->capture_default_str();
+  app.add_option("--out", a.out, "folder for the table and logs")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+    if (std::sscanf(size.c_str(), "%dx%d", &a.width, &a.height) != 2 || a.width <= 0 ||
+        a.height <= 0)
+      throw CLI::ValidationError("--size", "'" + size + "' is not WxH, e.g. 320x180");
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
-  if (a.model.empty()) throw std::invalid_argument("--model PATH is required (a best.pt)");
   return a;
 }
 
