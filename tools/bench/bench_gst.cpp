@@ -20,7 +20,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <opencv2/core.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
