@@ -21,6 +21,7 @@
 
 #include "elastic_thread_pool.h"
 #include "http_api.h"
+#include "yolo/core/strings.h"
 #include "yolo/runtime/metrics_registry.h"
 #include "yolo/runtime/runtime_metrics.h"
 #include "yolo/runtime/stream_control.h"
@@ -85,10 +86,8 @@ std::string bearer_token(const Request& req) {
   const std::string auth = req.get_header_value("Authorization");
   constexpr size_t kScheme = 7;  // "Bearer "
   if (auth.size() <= kScheme || auth[kScheme - 1] != ' ') return {};
-  std::string scheme = auth.substr(0, kScheme - 1);
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return scheme == "bearer" ? auth.substr(kScheme) : std::string();
+  return lower(std::string_view(auth).substr(0, kScheme - 1)) == "bearer" ? auth.substr(kScheme)
+                                                                          : std::string();
 }
 
 // One bad request must never take the server down: anything a handler throws becomes a 500.
@@ -120,11 +119,8 @@ httplib::Server::Handler guarded(std::function<void(const Request&, Response&)> 
 // reader enforces with a 413), and always read it whole, so that a keep-alive connection stays in
 // step even where the body is not used.
 bool declares_body(const Request& req) {
-  if (req.has_header("Content-Length")) return true;
-  std::string te = req.get_header_value("Transfer-Encoding");
-  std::transform(te.begin(), te.end(), te.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return te.find("chunked") != std::string::npos;
+  return req.has_header("Content-Length") ||
+         lower(req.get_header_value("Transfer-Encoding")).find("chunked") != std::string::npos;
 }
 
 httplib::Server::HandlerWithContentReader with_body(

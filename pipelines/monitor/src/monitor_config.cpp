@@ -14,6 +14,7 @@
 #include "config_reader.h"
 #include "yaml_to_json.h"
 #include "yolo/core/device.h"
+#include "yolo/core/strings.h"
 
 namespace yolo::monitor {
 namespace {
@@ -267,9 +268,7 @@ std::optional<SourceKind> classify_uri(const std::string& uri, std::string* why)
   static const std::regex scheme_re("([A-Za-z][A-Za-z0-9+.-]*)://(.*)");
   std::smatch m;
   if (std::regex_match(uri, m, scheme_re)) {
-    std::string scheme = m[1];
-    std::transform(scheme.begin(), scheme.end(), scheme.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    const std::string scheme = lower(m[1].str());
     const std::string rest = m[2];
     if (scheme == "rtsp" || scheme == "rtsps" || scheme == "http" || scheme == "https") {
       if (rest.empty() || rest[0] == '/') {

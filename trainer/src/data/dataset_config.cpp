@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "yolo/core/strings.h"
 #include "yolo/trainer/dataset.h"
 
 namespace yolo {
@@ -17,9 +18,7 @@ bool is_image_file(const fs::path& p) {
                                              "tif",  "tiff",     "webp"};
   std::string e = p.extension().string();
   if (e.empty()) return false;
-  e = e.substr(1);
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
-  return exts.count(e) > 0;
+  return exts.count(lower(std::string_view(e).substr(1))) > 0;
 }
 
 fs::path label_path_for(const fs::path& image) {

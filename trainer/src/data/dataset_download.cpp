@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "yolo/core/strings.h"
+
 namespace yolo {
 namespace fs = std::filesystem;
 
@@ -135,9 +137,7 @@ std::optional<Url> parse_url(const std::string& text) {
   const size_t sep = text.find("://");
   if (sep == std::string::npos) return std::nullopt;
   Url url;
-  url.scheme = text.substr(0, sep);
-  std::transform(url.scheme.begin(), url.scheme.end(), url.scheme.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  url.scheme = lower(std::string_view(text).substr(0, sep));
   if (url.scheme != "http" && url.scheme != "https") return std::nullopt;
   const size_t host_begin = sep + 3;
   const size_t host_end = text.find_first_of("/?#", host_begin);

@@ -11,6 +11,7 @@
 
 #include "gst_handles.h"
 #include "video_writer.h"
+#include "yolo/core/strings.h"
 
 namespace yolo::predict {
 namespace {
@@ -27,8 +28,7 @@ constexpr Muxer kMuxers[] = {{"mp4", "mp4mux", "gstreamer1.0-plugins-good"},
                              {"avi", "avimux", "gstreamer1.0-plugins-good"}};
 
 const Muxer* muxer_for(std::string ext) {
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  ext = lower(ext);
   if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
   for (const Muxer& m : kMuxers)
     if (ext == m.extension) return &m;

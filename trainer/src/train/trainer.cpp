@@ -824,9 +824,14 @@ TrainResult Trainer::train() {
       } else {
         ++s.ts.patience_counter;
       }
+      stop_patience = patience > 0 && s.ts.patience_counter >= patience && !final_epoch;
+      stop_time =
+          time_limit_h > 0 &&
+          std::chrono::duration<double>(Clock::now() - t_start).count() > time_limit_h * 3600;
       const auto t_save = Clock::now();
-      // save=False (Ultralytics' meaning): checkpoints only after the final epoch.
-      if (save_every_epoch || final_epoch) {
+      // save=False (Ultralytics' meaning): checkpoints only once the run ends, which is also
+      // an early stop (patience, time limit, a stop request), so that the run keeps its weights.
+      if (save_every_epoch || final_epoch || stop_patience || stop_time || stop_interrupt) {
         save(s.last, true);
         if (improved) copy_file_atomically(s.last, s.best);
       }
@@ -835,10 +840,6 @@ TrainResult Trainer::train() {
       spent.save += std::chrono::duration<double>(Clock::now() - t_save).count();
       if (save_every_epoch && save_period > 0 && (epoch + 1) % save_period == 0)
         copy_file_atomically(s.last, s.save_dir / "weights" / fmt::format("epoch{}.pt", epoch + 1));
-      stop_patience = patience > 0 && s.ts.patience_counter >= patience && !final_epoch;
-      stop_time =
-          time_limit_h > 0 &&
-          std::chrono::duration<double>(Clock::now() - t_start).count() > time_limit_h * 3600;
     }
     if (s.pg) {  // rank 0 decided; the others wait here while it validates and saves
       stop_interrupt = s.pg->any(stop_interrupt);
