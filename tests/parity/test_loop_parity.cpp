@@ -134,9 +134,10 @@ std::set<std::string> loss_free_parameters(const std::string& yaml, int64_t nc,
   double largest = 0;
   for (const auto& p : model->parameters())
     if (p.grad().defined()) largest = std::max(largest, p.grad().abs().max().item<double>());
-  // An exact zero is left in: a branch with no target assigned on this batch (say, the coarsest
-  // level on small images) gets none, and Adam then moves it by its weight decay alone, the same
-  // in both tools.
+  // An exact zero is left in: Adam then moves the parameter by its weight decay alone, the same in
+  // both tools. A branch with no target assigned on this batch (the coarsest level on 64 px
+  // images) gets either an exact zero or rounding noise, and in the second case is left out too;
+  // the output names every parameter left out.
   std::set<std::string> out_names;
   for (const auto& p : model->named_parameters()) {
     if (!p.value().grad().defined()) continue;
