@@ -4,7 +4,9 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace yolo {
 
@@ -58,6 +60,22 @@ torch::Tensor Engine::forward(const torch::Tensor& input) {
                                          fmt::join(input.sizes().vec(), ", "),
                                          what.substr(0, what.find('\n'))));
   }
+}
+
+torch::Tensor Engine::forward_in_traced_batches(const torch::Tensor& input) {
+  const int64_t traced = std::max<int64_t>(1, metadata_.batch);
+  // Anything not a batch to split (a wrong shape, which forward() names, or an empty batch) goes
+  // straight through.
+  if (input.dim() != 4 || input.size(0) == traced || input.size(0) == 0) return forward(input);
+  std::vector<torch::Tensor> outs;
+  for (int64_t i = 0; i < input.size(0); i += traced) {
+    const int64_t n = std::min(traced, input.size(0) - i);
+    torch::Tensor chunk = input.slice(0, i, i + n);
+    if (n < traced)
+      chunk = torch::cat({chunk, chunk.slice(0, 0, 1).expand({traced - n, -1, -1, -1})});
+    outs.push_back(forward(chunk).slice(0, 0, n));
+  }
+  return outs.size() == 1 ? outs.front() : torch::cat(outs, 0);
 }
 
 LetterboxOptions Engine::letterbox_options() const {

@@ -7,38 +7,39 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "yolo/models/box_math.h"
+#include "yolo/models/box_tensors.h"
+
 namespace yolo {
 
 torch::Tensor nms_indices(const torch::Tensor& boxes_in, const torch::Tensor& scores_in,
                           float iou) {
   const int64_t n = boxes_in.size(0);
   if (n == 0) return torch::empty({0}, torch::kLong);
-  torch::Tensor boxes = boxes_in.to(torch::kCPU, torch::kFloat).contiguous();
+  torch::Tensor corners = boxes_in.to(torch::kCPU, torch::kFloat).contiguous();
   torch::Tensor order =
       std::get<1>(scores_in.to(torch::kCPU, torch::kFloat).sort(0, /*descending=*/true));
   order = order.contiguous();
-  const float* b = boxes.data_ptr<float>();
+  const float* b = corners.data_ptr<float>();
   const int64_t* idx = order.data_ptr<int64_t>();
+  auto box_at = [b](int64_t i) {
+    return boxes::Xyxy{b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]};
+  };
   std::vector<float> area(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    area[i] = std::max(0.f, b[4 * i + 2] - b[4 * i]) * std::max(0.f, b[4 * i + 3] - b[4 * i + 1]);
-  }
+  for (int64_t i = 0; i < n; ++i) area[i] = boxes::area(box_at(i));
   std::vector<char> suppressed(static_cast<size_t>(n), 0);
   std::vector<int64_t> keep;
   for (int64_t oi = 0; oi < n; ++oi) {
     const int64_t i = idx[oi];
     if (suppressed[i]) continue;
     keep.push_back(i);
-    const float* bi = b + 4 * i;
+    const boxes::Xyxy bi = box_at(i);
     for (int64_t oj = oi + 1; oj < n; ++oj) {
       const int64_t j = idx[oj];
       if (suppressed[j]) continue;
-      const float* bj = b + 4 * j;
-      const float w = std::min(bi[2], bj[2]) - std::max(bi[0], bj[0]);
-      const float h = std::min(bi[3], bj[3]) - std::max(bi[1], bj[1]);
-      if (w <= 0 || h <= 0) continue;
-      const float inter = w * h;
-      if (inter / (area[i] + area[j] - inter) > iou) suppressed[j] = 1;
+      // torchvision's nms: IoU with no eps in the denominator.
+      const float inter = boxes::intersection(bi, box_at(j));
+      if (inter > 0 && boxes::iou_of_areas(inter, area[i], area[j], 0.0f) > iou) suppressed[j] = 1;
     }
   }
   return torch::tensor(keep, torch::kLong);
@@ -83,8 +84,7 @@ std::vector<torch::Tensor> non_max_suppression(const torch::Tensor& pred_in, con
       out.push_back(torch::zeros({0, 6}));
       continue;
     }
-    torch::Tensor xy = x.slice(1, 0, 2), wh = x.slice(1, 2, 4);
-    torch::Tensor box = torch::cat({xy - wh / 2, xy + wh / 2}, 1);  // xywh -> xyxy
+    torch::Tensor box = boxes::xywh_to_xyxy(x.slice(1, 0, 4));
     torch::Tensor cls_scores = x.slice(1, 4);
     torch::Tensor det;
     if (o.multi_label && nc > 1) {

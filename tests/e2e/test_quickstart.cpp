@@ -31,13 +31,15 @@ TEST(Quickstart, MiniatureRunFromSyntheticDataToDetectionsOverHttp) {
   // Detections polled over HTTP while the pipeline played.
   EXPECT_NE(r.output.find("GET /api/v1/streams/synthetic/detections: frame"), std::string::npos)
       << r.output;
-  for (const fs::path p :
+  for (const fs::path& p :
        {run / "data" / "data.yaml", run / "data" / "video" / "synthetic.mp4",
         run / "train" / "results.csv", run / "train" / "results.png",
         run / "train" / "weights" / "best.pt", run / "train" / "weights" / "best.torchscript",
         run / "pipeline" / "annotated.mp4", run / "pipeline" / "snapshot.jpg"}) {
     EXPECT_TRUE(fs::exists(p)) << p;
-    if (fs::exists(p)) EXPECT_GT(fs::file_size(p), 100u) << p;
+    if (fs::exists(p)) {
+      EXPECT_GT(fs::file_size(p), 100u) << p;
+    }
   }
   EXPECT_TRUE(fs::exists(run / "val")) << "validation run folder";
   EXPECT_TRUE(fs::exists(run / "predict")) << "prediction run folder";

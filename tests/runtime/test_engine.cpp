@@ -20,7 +20,8 @@ struct Exported {
 };
 
 // nms_free: trace an end-to-end model's one-to-one head (Ultralytics' nms=False).
-Exported export_model(const std::string& yaml, int h, int w, bool nms_free = false) {
+Exported export_model(const std::string& yaml, int h, int w, bool nms_free = false,
+                      int64_t batch = 1) {
   torch::manual_seed(5);
   Exported e;
   e.model = yolo::build_model(yaml, 3);
@@ -31,6 +32,7 @@ Exported export_model(const std::string& yaml, int h, int w, bool nms_free = fal
   o.height = h;
   o.width = w;
   o.include_weights = false;
+  o.batch = batch;
   yolo::export_torchscript(*e.model, o, e.path);
   return e;
 }
@@ -80,6 +82,30 @@ TEST(Engine, DetectMapsBoxesIntoEachFrame) {
     EXPECT_TRUE(torch::all(d.select(1, 3) <= frames[i].rows).item<bool>());
     EXPECT_EQ(dets[i].transform.src_width, frames[i].cols);
   }
+}
+
+// A model exported for batches of 2 gets 5 images as 2 + 2 + (1 padded with a copy of itself),
+// and the outputs come back in order without the padding's; detect_images times its stages.
+TEST(Engine, AnyBatchRunsInTheExportedBatch) {
+  Exported e = export_model("yolov8n.yaml", 64, 64, false, /*batch=*/2);
+  yolo::Engine engine(e.path.string(), {});
+  ASSERT_EQ(engine.metadata().batch, 2);
+  torch::manual_seed(1);
+  const torch::Tensor x = torch::rand({5, 3, 64, 64});
+  const torch::Tensor got = engine.forward_in_traced_batches(x);
+  ASSERT_EQ(got.size(0), 5);
+  EXPECT_TRUE(got.slice(0, 0, 2).equal(engine.forward(x.slice(0, 0, 2))));
+  EXPECT_TRUE(got.slice(0, 2, 4).equal(engine.forward(x.slice(0, 2, 4))));
+  const torch::Tensor last = x.slice(0, 4, 5);
+  EXPECT_TRUE(got.slice(0, 4, 5).equal(engine.forward(torch::cat({last, last})).slice(0, 0, 1)));
+
+  std::vector<cv::Mat> frames(3, cv::Mat(48, 80, CV_8UC3, cv::Scalar(90, 120, 30)));
+  yolo::StageTimes times;
+  const auto dets = yolo::detect_images(engine, frames, {}, &times);
+  EXPECT_EQ(dets.size(), 3u);
+  EXPECT_GT(times.preprocess_ms, 0);
+  EXPECT_GT(times.inference_ms, 0);
+  EXPECT_GE(times.postprocess_ms, 0);
 }
 
 TEST(Engine, ClearErrors) {

@@ -7,6 +7,7 @@
 
 #include "help.h"
 #include "yolo/core/device.h"
+#include "yolo/core/error.h"
 #include "yolo/core/log.h"
 #include "yolo/core/system_info.h"
 #include "yolo/core/version.h"
@@ -19,9 +20,9 @@
 
 namespace {
 
-// Exit codes: 0 success, 1 runtime failure, 2 bad command line / settings / device.
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
+// Exit codes: 0 success, 1 runtime failure, 2 bad command line / settings / device
+// (yolo::kExitFailure, yolo::kExitUsage).
+using yolo::kExitFailure;
 
 int run(const std::vector<std::string>& args) {
   using namespace yolo;
@@ -81,18 +82,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     return run(args);
-  } catch (const yolo::ConfigError& e) {
+  } catch (const yolo::Error& e) {
     spdlog::error("{}", e.what());
-    return kExitUsage;
-  } catch (const yolo::DeviceError& e) {
-    spdlog::error("{}", e.what());
-    return kExitUsage;
-  } catch (const yolo::ModelError& e) {
-    spdlog::error("{}", e.what());
-    return kExitFailure;
-  } catch (const yolo::CheckpointError& e) {
-    spdlog::error("{}", e.what());
-    return kExitFailure;
+    return e.exit_code();
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitFailure;

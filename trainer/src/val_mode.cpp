@@ -90,20 +90,9 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   vo.save_dir = save_dir;
   vo.split = split;
   Validator validator(vo);
-  const int64_t traced_batch = std::max<int64_t>(1, meta.batch);
   auto forward = [&](const torch::Tensor& images, const torch::Tensor&) {
-    std::vector<torch::Tensor> outs;
-    for (int64_t i = 0; i < images.size(0); i += traced_batch) {
-      const int64_t n = std::min(traced_batch, images.size(0) - i);
-      torch::Tensor chunk = images.slice(0, i, i + n);
-      if (n < traced_batch) {  // pad the last chunk to the traced batch, drop the padding after
-        chunk = torch::cat({chunk, chunk.slice(0, 0, 1).expand({traced_batch - n, -1, -1, -1})});
-        outs.push_back(engine.forward(chunk).slice(0, 0, n).to(torch::kFloat));
-      } else {
-        outs.push_back(engine.forward(chunk).to(torch::kFloat));
-      }
-    }
-    return ModelBatchOutput{torch::cat(outs, 0), std::nullopt};
+    return ModelBatchOutput{engine.forward_in_traced_batches(images).to(torch::kFloat),
+                            std::nullopt};
   };
   ValidationResult r = validator.run(loader, forward, engine.device());
   fmt::print("{}", metrics_table_rows(r.metrics, vo.names, true));

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "yolo/models/box_tensors.h"
+
 namespace yolo::nn {
 
 DFLImpl::DFLImpl(int64_t c1_) : c1(c1_) {
@@ -136,10 +138,8 @@ torch::Tensor DetectImpl::decode_boxes(const torch::Tensor& dist,
   torch::Tensor d = dfl ? dfl->forward(dist) : dist;  // (B, 4, A) ltrb, grid units
   auto lt = d.slice(1, 0, 2), rb = d.slice(1, 2, 4);
   torch::Tensor a = anchors.unsqueeze(0);
-  torch::Tensor x1y1 = a - lt, x2y2 = a + rb;
-  torch::Tensor box =
-      xywh ? torch::cat({(x1y1 + x2y2) / 2, x2y2 - x1y1}, 1) : torch::cat({x1y1, x2y2}, 1);
-  return box * strides;
+  torch::Tensor box = torch::cat({a - lt, a + rb}, 1);  // xyxy
+  return (xywh ? boxes::xyxy_to_xywh(box, 1) : box) * strides;
 }
 
 torch::Tensor DetectImpl::topk_select(const torch::Tensor& preds) const {

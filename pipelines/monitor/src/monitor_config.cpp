@@ -243,7 +243,7 @@ MonitorConfig read_config(ConfigReader& r, const json& doc) {
 }  // namespace
 
 ConfigError::ConfigError(const std::string& source, std::vector<ConfigProblem> problems)
-    : std::runtime_error(format_problems(source, problems)), problems_(std::move(problems)) {}
+    : UsageError(format_problems(source, problems)), problems_(std::move(problems)) {}
 
 const char* to_string(SourceKind kind) {
   switch (kind) {

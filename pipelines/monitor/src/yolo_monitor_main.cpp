@@ -25,6 +25,7 @@
 #include <mutex>
 #include <string>
 
+#include "yolo/core/error.h"
 #include "yolo/core/log.h"
 #include "yolo/core/stop_signal.h"
 #include "yolo/core/version.h"
@@ -89,16 +90,19 @@ int main(int argc, char** argv) {
   yolo::monitor::MonitorConfig config;
   try {
     config = yolo::monitor::load_config(config_path);
-  } catch (const yolo::monitor::ConfigError& e) {
+  } catch (const yolo::Error& e) {
     spdlog::error("{}", e.what());
-    return 2;
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    spdlog::error("{}: {}", config_path, e.what());
+    return yolo::kExitFailure;
   }
   if (check_only) {
     // Models and classes too: a file that does not load or a class the model lacks is a
     // configuration error, not an outage to retry.
     const std::vector<std::string> problems = yolo::monitor::check_models(config);
     for (const auto& p : problems) spdlog::error("{}: {}", config_path, p);
-    if (!problems.empty()) return 2;
+    if (!problems.empty()) return yolo::kExitUsage;
     std::printf("%s: valid (%zu streams, models load)\n", config_path.c_str(),
                 config.streams.size());
     return 0;
@@ -123,7 +127,7 @@ int main(int argc, char** argv) {
     spdlog::error(
         "the `yolo` GStreamer element was not found; install the plugin (cmake --install) or set "
         "GST_PLUGIN_PATH to the folder holding libgstyolo.so (<build>/gst-plugins)");
-    return 1;
+    return yolo::kExitFailure;
   }
 
   const auto fragment = [&](const yolo::monitor::StreamConfig& stream,
@@ -134,12 +138,12 @@ int main(int argc, char** argv) {
   try {
     service = std::make_unique<yolo::monitor::MonitorService>(
         config, fragment, yolo::monitor::SystemdNotifier::from_environment());
-  } catch (const yolo::monitor::ConfigError& e) {
+  } catch (const yolo::Error& e) {
     spdlog::error("{}", e.what());
-    return 2;
+    return e.exit_code();
   } catch (const std::exception& e) {
     spdlog::error("yolo-monitor could not start: {}", e.what());
-    return 1;
+    return yolo::kExitFailure;
   }
   spdlog::info("yolo-monitor {}: {} streams, HTTP on {}:{}", yolo::kVersion, config.streams.size(),
                config.http.bind, service->http_port());
@@ -156,7 +160,7 @@ int main(int argc, char** argv) {
       spdlog::info("configuration reloaded from {}: added [{}], removed [{}], restarted [{}]",
                    config_path, fmt::join(summary.added, ", "), fmt::join(summary.removed, ", "),
                    fmt::join(summary.restarted, ", "));
-    } catch (const yolo::monitor::ConfigError& e) {
+    } catch (const yolo::Error& e) {
       spdlog::error("reload refused, the running configuration stays: {}", e.what());
     } catch (const std::exception& e) {
       spdlog::error("reload failed, the running configuration stays: {}", e.what());

@@ -5,6 +5,8 @@
 #include <opencv2/imgproc.hpp>
 #include <stdexcept>
 
+#include "yolo/models/box_math.h"
+
 namespace yolo {
 namespace {
 
@@ -225,14 +227,13 @@ Sample mixup(Sample a, const Sample& b, Rng& rng) {
 
 namespace {
 
-// Ultralytics' bbox_ioa: the fraction of `box`'s area inside the rectangle.
-double area_fraction_inside(const cv::Rect2d& area, const PixelBox& box) {
-  const double iw =
-      std::min<double>(area.x + area.width, box.x2) - std::max<double>(area.x, box.x1);
-  const double ih =
-      std::min<double>(area.y + area.height, box.y2) - std::max<double>(area.y, box.y1);
-  const double inter = std::max(iw, 0.0) * std::max(ih, 0.0);
-  return inter / ((box.x2 - box.x1) * (box.y2 - box.y1) + 1e-7);
+// Ultralytics' bbox_ioa: the fraction of `box`'s area inside the rectangle (whole pixels, so
+// exact in float).
+float area_fraction_inside(const cv::Rect2d& area, const PixelBox& box) {
+  const boxes::Xyxy region{static_cast<float>(area.x), static_cast<float>(area.y),
+                           static_cast<float>(area.x + area.width),
+                           static_cast<float>(area.y + area.height)};
+  return boxes::ioa(region, {box.x1, box.y1, box.x2, box.y2});
 }
 
 // Ultralytics' CutMix._rand_bbox: sides sqrt(1 - lambda) of the image's, centre anywhere, clipped.
@@ -254,11 +255,11 @@ Sample cutmix(Sample a, const Sample& b, Rng& rng) {
   if (a.image.size() != b.image.size() || a.image.type() != b.image.type())
     throw std::invalid_argument("cutmix: the two images differ in size or type");
   constexpr int kAreas = 3;
-  constexpr double kMinInside = 0.1;  // of a pasted box's area (0.01 is for segments)
+  constexpr float kMinInside = 0.1f;  // of a pasted box's area (0.01 is for segments)
   std::vector<cv::Rect2d> free_areas;
   for (int i = 0; i < kAreas; ++i) {
     const cv::Rect2d area = random_cut_area(a.image.cols, a.image.rows, rng);
-    double covered = 0;
+    float covered = 0;
     for (const PixelBox& box : a.boxes) covered += area_fraction_inside(area, box);
     if (covered <= 0) free_areas.push_back(area);
   }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "yolo/core/atomic_file.h"
+#include "yolo/models/box_math.h"
 #include "yolo/runtime/input_tensor.h"
 #include "yolo/trainer/npy_image.h"
 
@@ -133,8 +134,8 @@ Sample DataLoader::load(size_t record) const {
   s.image = decode(record);
   const float w = static_cast<float>(s.image.cols), h = static_cast<float>(s.image.rows);
   for (const LabelBox& b : r.boxes) {
-    s.boxes.push_back({b.cls, (b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w,
-                       (b.cy + b.h / 2) * h});
+    const boxes::Xyxy c = boxes::to_xyxy({b.cx, b.cy, b.w, b.h});  // normalised
+    s.boxes.push_back({b.cls, c.x1 * w, c.y1 * h, c.x2 * w, c.y2 * h});
   }
   s = resize_long_side(std::move(s), opts_.imgsz);
   if (opts_.cache_ram || buffer_size_ > 0) {

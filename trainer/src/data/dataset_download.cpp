@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "yolo/core/progress_bar.h"
 #include "yolo/core/strings.h"
 
 namespace yolo {
@@ -38,19 +39,6 @@ constexpr bool kHttpsSupported = true;
 constexpr bool kHttpsSupported = false;
 #endif
 
-constexpr double kBytesPerMB = 1e6;
-
-// "812 B", "2.9 kB", "41.3 MB", "1.2 GB" (decimal units, like the MB/s rate).
-std::string human_bytes(uint64_t bytes) {
-  const double b = static_cast<double>(bytes);
-  if (b < 1e3) return fmt::format("{} B", bytes);
-  if (b < 1e6) return fmt::format("{:.1f} kB", b / 1e3);
-  if (b < 1e9) return fmt::format("{:.1f} MB", b / 1e6);
-  return fmt::format("{:.2f} GB", b / 1e9);
-}
-// The progress bar redraws at most this often; more only costs terminal bandwidth.
-constexpr auto kRedrawInterval = std::chrono::milliseconds(100);
-constexpr int kBarWidth = 30;
 // Backoff doubling stops here so a large `retries` cannot stall for minutes between tries.
 constexpr int kMaxBackoffMs = 30000;
 constexpr size_t kCopyBufferBytes = 1 << 16;
@@ -153,74 +141,6 @@ std::optional<Url> parse_url(const std::string& text) {
   return url;
 }
 
-// Progress on stderr: a redrawn bar on a terminal, otherwise a log line every 25 %.
-class DownloadProgress {
- public:
-  DownloadProgress(std::string name, bool enabled)
-      : name_(std::move(name)), bar_(enabled && isatty(STDERR_FILENO) != 0), start_(Clock::now()) {}
-  DownloadProgress(const DownloadProgress&) = delete;
-  DownloadProgress& operator=(const DownloadProgress&) = delete;
-
-  void update(uint64_t done, uint64_t total) {
-    done_ = done;
-    total_ = total;
-    if (bar_) {
-      const auto now = Clock::now();
-      if (drawn_ && now - last_draw_ < kRedrawInterval) return;
-      last_draw_ = now;
-      draw();
-    } else if (total > 0) {
-      const int quarter = static_cast<int>(4 * done / total);
-      if (quarter >= next_quarter_ && quarter < 4) {  // 100 % is reported by finish()
-        next_quarter_ = quarter + 1;
-        spdlog::info("{}: {}% of {} ({:.1f} MB/s)", name_, 25 * quarter, human_bytes(total),
-                     rate());
-      }
-    }
-  }
-
-  // Ends the bar's line (a completed download draws a last, full bar first).
-  void finish(bool complete) {
-    if (bar_) {
-      if (complete) draw();
-      if (drawn_) fmt::print(stderr, "\n");
-      drawn_ = false;
-    } else if (complete) {
-      spdlog::info("{}: {} downloaded ({:.1f} MB/s)", name_, human_bytes(done_), rate());
-    }
-  }
-
- private:
-  double rate() const {
-    const double s = std::chrono::duration<double>(Clock::now() - start_).count();
-    return s > 0 ? static_cast<double>(done_) / kBytesPerMB / s : 0.0;
-  }
-
-  void draw() {
-    // "\r" redraws the same line; "\x1b[K" clears what a longer previous line left behind.
-    if (total_ > 0) {
-      const double frac = std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
-      const int filled = static_cast<int>(frac * kBarWidth);
-      fmt::print(stderr, "\r{}: {:3d}% |{}{}| {}/{} {:.1f} MB/s\x1b[K", name_,
-                 static_cast<int>(frac * 100), std::string(filled, '#'),
-                 std::string(kBarWidth - filled, ' '), human_bytes(done_), human_bytes(total_),
-                 rate());
-    } else {
-      fmt::print(stderr, "\r{}: {} {:.1f} MB/s\x1b[K", name_, human_bytes(done_), rate());
-    }
-    std::fflush(stderr);
-    drawn_ = true;
-  }
-
-  std::string name_;
-  bool bar_;
-  Clock::time_point start_;
-  Clock::time_point last_draw_{};
-  bool drawn_ = false;
-  int next_quarter_ = 1;
-  uint64_t done_ = 0, total_ = 0;
-};
-
 struct AttemptResult {
   bool ok = false;
   bool retryable = true;
@@ -268,7 +188,9 @@ AttemptResult fetch_once(const Url& url, const fs::path& dest, const DownloadOpt
 
   int status = 0;
   bool write_failed = false;
-  DownloadProgress progress(url.file_name, opts.progress);
+  // A redrawn bar on a terminal; in a log, a line at each quarter (a download may take minutes).
+  ProgressBar progress(0, {ProgressBar::Units::kBytes, opts.progress, /*log_quarters=*/true});
+  progress.update(0, url.file_name);
   // httplib calls the response handler for the final (post-redirect) response only, before its
   // body; refusing a non-200 answer there keeps error pages out of the temporary file.
   const httplib::Result res = client.Get(
@@ -283,12 +205,17 @@ AttemptResult fetch_once(const Url& url, const fs::path& dest, const DownloadOpt
         return !write_failed;
       },
       [&](uint64_t done, uint64_t total) {
-        progress.update(done, total);
+        progress.set_total(static_cast<int64_t>(total));
+        progress.update(static_cast<int64_t>(done), url.file_name);
         return true;
       });
   out.close();
   const bool ok = res && res->status == 200 && !write_failed && !out.fail();
-  progress.finish(ok);
+  if (ok) {
+    progress.finish();
+  } else {
+    progress.abandon();
+  }
   if (ok) return {true, false, ""};
   if (write_failed || (res && out.fail())) {
     return {false, false,

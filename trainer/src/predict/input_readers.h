@@ -8,13 +8,14 @@
 #include <stdexcept>
 
 #include "source_paths.h"
+#include "yolo/core/error.h"
 #include "yolo/trainer/predict_sources.h"
 
 namespace yolo::predict {
 
-class SourceError : public std::runtime_error {
+class SourceError : public FailureError {
  public:
-  using std::runtime_error::runtime_error;
+  using FailureError::FailureError;
 };
 
 class InputReader {

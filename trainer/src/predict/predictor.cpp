@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "prediction_saver.h"
-#include "timed_detect.h"
 #include "yolo/runtime/detection.h"
 #include "yolo/runtime/engine.h"
+#include "yolo/runtime/image_detect.h"
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/model_source.h"
 #include "yolo/trainer/run_dir.h"
@@ -45,8 +45,8 @@ class PredictRun {
     if (batch.empty()) return;
     std::vector<cv::Mat> images;
     for (const Frame& f : batch) images.push_back(f.image);
-    predict::StageTimes t;
-    std::vector<ImageDetections> dets = predict::detect_timed(engine_, images, nms_, t);
+    StageTimes t;
+    std::vector<ImageDetections> dets = detect_images(engine_, images, nms_, &t);
     report.preprocess_ms += t.preprocess_ms;
     report.inference_ms += t.inference_ms;
     report.postprocess_ms += t.postprocess_ms;

@@ -4,65 +4,11 @@
 
 #include <torch/torch.h>
 
-#include <cmath>
 #include <stdexcept>
 
+#include "yolo/models/box_tensors.h"
+
 namespace yolo {
-namespace {
-
-using torch::indexing::Slice;
-
-torch::Tensor xyxy_to_xywh(const torch::Tensor& b) {
-  auto x1 = b.select(-1, 0), y1 = b.select(-1, 1), x2 = b.select(-1, 2), y2 = b.select(-1, 3);
-  return torch::stack({(x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1}, -1);
-}
-
-torch::Tensor xywh_to_xyxy(const torch::Tensor& b) {
-  auto xy = b.slice(-1, 0, 2), half = b.slice(-1, 2, 4) / 2;
-  return torch::cat({xy - half, xy + half}, -1);
-}
-
-}  // namespace
-
-torch::Tensor box_iou_pairwise(const torch::Tensor& box1, const torch::Tensor& box2, double eps) {
-  auto w1 = box1.select(-1, 2) - box1.select(-1, 0);
-  auto h1 = box1.select(-1, 3) - box1.select(-1, 1) + eps;
-  auto w2 = box2.select(-1, 2) - box2.select(-1, 0);
-  auto h2 = box2.select(-1, 3) - box2.select(-1, 1) + eps;
-  auto inter = (torch::min(box1.select(-1, 2), box2.select(-1, 2)) -
-                torch::max(box1.select(-1, 0), box2.select(-1, 0)))
-                   .clamp_min(0) *
-               (torch::min(box1.select(-1, 3), box2.select(-1, 3)) -
-                torch::max(box1.select(-1, 1), box2.select(-1, 1)))
-                   .clamp_min(0);
-  auto uni = w1 * h1 + w2 * h2 - inter + eps;
-  return inter / uni;
-}
-
-torch::Tensor ciou(const torch::Tensor& box1, const torch::Tensor& box2, double eps) {
-  // ultralytics/utils/metrics.py: bbox_iou(box1, box2, xywh=False, CIoU=True)
-  auto b1x1 = box1.select(-1, 0), b1y1 = box1.select(-1, 1);
-  auto b1x2 = box1.select(-1, 2), b1y2 = box1.select(-1, 3);
-  auto b2x1 = box2.select(-1, 0), b2y1 = box2.select(-1, 1);
-  auto b2x2 = box2.select(-1, 2), b2y2 = box2.select(-1, 3);
-  auto w1 = b1x2 - b1x1, h1 = b1y2 - b1y1 + eps;
-  auto w2 = b2x2 - b2x1, h2 = b2y2 - b2y1 + eps;
-  auto inter = (torch::min(b1x2, b2x2) - torch::max(b1x1, b2x1)).clamp_min(0) *
-               (torch::min(b1y2, b2y2) - torch::max(b1y1, b2y1)).clamp_min(0);
-  auto uni = w1 * h1 + w2 * h2 - inter + eps;
-  auto iou = inter / uni;
-  auto cw = torch::max(b1x2, b2x2) - torch::min(b1x1, b2x1);  // enclosing box
-  auto ch = torch::max(b1y2, b2y2) - torch::min(b1y1, b2y1);
-  auto c2 = cw.pow(2) + ch.pow(2) + eps;
-  auto rho2 = ((b2x1 + b2x2 - b1x1 - b1x2).pow(2) + (b2y1 + b2y2 - b1y1 - b1y2).pow(2)) / 4;
-  auto v = (4 / (M_PI * M_PI)) * (torch::atan(w2 / h2) - torch::atan(w1 / h1)).pow(2);
-  torch::Tensor alpha;
-  {
-    torch::NoGradGuard no_grad;  // the trade-off weight is a constant for the gradient
-    alpha = v / (v - iou + (1 + eps));
-  }
-  return iou - (rho2 / c2 + v * alpha);
-}
 
 TaskAlignedAssigner::TaskAlignedAssigner(AssignerOptions options) : opts_(std::move(options)) {
   if (opts_.topk < 1 || opts_.topk2 < 1 || opts_.num_classes < 1)
@@ -75,16 +21,16 @@ torch::Tensor TaskAlignedAssigner::candidates_in_boxes(const torch::Tensor& anch
   // select_candidates_in_gts: anchor centres strictly inside the box; a side shorter than the
   // second stride is first widened to it about the box centre (Ultralytics 8.4.190; earlier 8.4
   // releases widened only sides under the smallest stride).
-  torch::Tensor boxes = gt_boxes;
+  torch::Tensor regions = gt_boxes;
   if (opts_.strides.size() >= 2) {
-    auto xywh = xyxy_to_xywh(gt_boxes);
+    auto xywh = boxes::xyxy_to_xywh(gt_boxes);
     auto wh = xywh.slice(-1, 2, 4);
     auto small = (wh < opts_.strides[1]).logical_and(gt_mask.to(torch::kBool));
     auto widened = torch::where(small, torch::full_like(wh, opts_.strides[1]), wh);
-    boxes = xywh_to_xyxy(torch::cat({xywh.slice(-1, 0, 2), widened}, -1));
+    regions = boxes::xywh_to_xyxy(torch::cat({xywh.slice(-1, 0, 2), widened}, -1));
   }
-  const int64_t bs = boxes.size(0), m = boxes.size(1), na = anchors.size(0);
-  auto flat = boxes.reshape({-1, 1, 4});
+  const int64_t bs = regions.size(0), m = regions.size(1), na = anchors.size(0);
+  auto flat = regions.reshape({-1, 1, 4});
   auto lt = flat.slice(-1, 0, 2), rb = flat.slice(-1, 2, 4);
   auto centres = anchors.unsqueeze(0);
   auto deltas = torch::cat({centres - lt, rb - centres}, 2).view({bs, m, na, 4});
@@ -139,7 +85,7 @@ Assignment TaskAlignedAssigner::assign(const torch::Tensor& pred_scores,
   box_scores.index_put_({mask_gt}, class_scores.index({mask_gt}));
   auto pd = pred_boxes.unsqueeze(1).expand({-1, m, -1, -1}).index({mask_gt});
   auto gt = gt_boxes.unsqueeze(2).expand({-1, -1, na, -1}).index({mask_gt});
-  overlaps.index_put_({mask_gt}, ciou(gt, pd).clamp_min(0).to(overlaps.scalar_type()));
+  overlaps.index_put_({mask_gt}, boxes::ciou(gt, pd).clamp_min(0).to(overlaps.scalar_type()));
   auto align = box_scores.pow(opts_.alpha) * overlaps.pow(opts_.beta);
   auto mask_pos = topk_mask(align, gt_mask) * in_gts * gt_mask;
 

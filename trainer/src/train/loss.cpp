@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "yolo/models/box_tensors.h"
+
 namespace yolo {
 namespace {
 
@@ -17,9 +19,8 @@ torch::Tensor pad_targets(const torch::Tensor& targets, int64_t batch, double w,
   const int64_t m = counts.max().item<int64_t>();
   auto out = torch::zeros({batch, m, 5}, opts);
   auto scale = torch::tensor({w, h, w, h}, opts);
-  auto xywh = targets.slice(1, 2, 6) * scale;
-  auto xy = xywh.slice(1, 0, 2), half = xywh.slice(1, 2, 4) / 2;
-  auto rows = torch::cat({targets.slice(1, 1, 2), xy - half, xy + half}, 1);
+  auto rows =
+      torch::cat({targets.slice(1, 1, 2), boxes::xywh_to_xyxy(targets.slice(1, 2, 6) * scale)}, 1);
   // Slot of each row within its image: rows arrive grouped by image, but do not rely on it.
   auto image_cpu = image.cpu();
   std::vector<int64_t> next(static_cast<size_t>(batch), 0);
@@ -103,7 +104,7 @@ LossOutput DetectionLoss::operator()(const nn::HeadOutput& head, const torch::Te
     auto target_boxes = a.boxes / stride_tensor;  // grid units
     auto fg = a.fg_mask;
     auto weight = a.scores.sum(-1).index({fg}).unsqueeze(-1);  // (n, 1)
-    auto iou = ciou(pred_boxes.index({fg}), target_boxes.index({fg})).unsqueeze(-1);
+    auto iou = boxes::ciou(pred_boxes.index({fg}), target_boxes.index({fg})).unsqueeze(-1);
     loss_box = ((1.0 - iou) * weight).sum() / target_sum;
     if (reg_max_ > 1) {
       auto ltrb = box_to_distances(anchor_points, target_boxes, static_cast<double>(reg_max_ - 1));

@@ -16,6 +16,7 @@
 
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/device.h"
+#include "yolo/core/progress_bar.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/trainer/amp_check.h"
 #include "yolo/trainer/data_loader.h"
@@ -29,7 +30,6 @@
 #include "yolo/trainer/npy_image.h"
 #include "yolo/trainer/optimizer.h"
 #include "yolo/trainer/plots.h"
-#include "yolo/trainer/progress_bar.h"
 #include "yolo/trainer/results_log.h"
 #include "yolo/trainer/run_dir.h"
 #include "yolo/trainer/schedule.h"

@@ -8,10 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/progress_bar.h"
 #include "yolo/core/stopwatch.h"
+#include "yolo/models/box_math.h"
 #include "yolo/trainer/metric_plots.h"
 #include "yolo/trainer/plots.h"
-#include "yolo/trainer/progress_bar.h"
 
 namespace yolo {
 namespace fs = std::filesystem;
@@ -84,9 +85,8 @@ std::vector<metrics::Label> to_labels(const torch::Tensor& targets, int width, i
   const float* p = t.data_ptr<float>();
   const int64_t cols = t.size(1);
   for (size_t i = 0; i < out.size(); ++i, p += cols) {
-    const float cx = p[1] * static_cast<float>(width), cy = p[2] * static_cast<float>(height);
-    const float w = p[3] * static_cast<float>(width), h = p[4] * static_cast<float>(height);
-    out[i] = {{cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2}, static_cast<int>(p[0])};
+    const float w = static_cast<float>(width), h = static_cast<float>(height);
+    out[i] = {boxes::to_xyxy({p[1] * w, p[2] * h, p[3] * w, p[4] * h}), static_cast<int>(p[0])};
   }
   return out;
 }

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "yolo/core/error.h"
+
 namespace yolo {
 
 // Calls write(tmp) with a temporary path in the destination's folder, then fsyncs the file (a
@@ -27,9 +29,9 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 void copy_file_atomically(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // A write that failed for want of space: the disk is full, a quota or a file size limit was hit.
-class SpaceError : public std::runtime_error {
+class SpaceError : public FailureError {
  public:
-  using std::runtime_error::runtime_error;
+  using FailureError::FailureError;
 };
 
 }  // namespace yolo

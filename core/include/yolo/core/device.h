@@ -19,12 +19,14 @@
 #include <string_view>
 #include <vector>
 
+#include "yolo/core/error.h"
+
 namespace yolo {
 
 // Thrown for any device string that cannot be honoured; what() is a complete user-facing message.
-class DeviceError : public std::runtime_error {
+class DeviceError : public UsageError {
  public:
-  using std::runtime_error::runtime_error;
+  using UsageError::UsageError;
 };
 
 // The parsed form of a device string, before looking at the hardware.

@@ -14,13 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "yolo/core/error.h"
+
 namespace yolo {
 
 // Thrown for unreadable or invalid model YAMLs and layers that cannot be built; what() names the
 // file and, for layers, the layer index and what is wrong.
-class ModelError : public std::runtime_error {
+class ModelError : public FailureError {
  public:
-  using std::runtime_error::runtime_error;
+  using FailureError::FailureError;
 };
 
 struct LayerSpec {

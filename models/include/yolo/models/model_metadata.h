@@ -11,13 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "yolo/core/error.h"
+
 namespace yolo {
 
 // Thrown for files that are missing, truncated, not TorchScript, or carry unusable metadata;
 // what() names the file and what to do.
-class CheckpointError : public std::runtime_error {
+class CheckpointError : public FailureError {
  public:
-  using std::runtime_error::runtime_error;
+  using FailureError::FailureError;
 };
 
 struct ModelMetadata {

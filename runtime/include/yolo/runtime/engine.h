@@ -46,6 +46,10 @@ class Engine {
   // (B, 4+nc, A) or, end-to-end, (B, K, 6), on the engine's device. Throws
   // std::invalid_argument when the shape does not fit the model.
   torch::Tensor forward(const torch::Tensor& input);
+  // forward() for a batch of any size, run in chunks of the batch the model was exported with
+  // (its metadata's `batch`), the last chunk padded with copies of its first image and the
+  // padding's outputs dropped: what a model whose graph fixed its batch at export needs.
+  torch::Tensor forward_in_traced_batches(const torch::Tensor& input);
 
   // The letterbox this model's input needs (its size and stride, Ultralytics' defaults).
   LetterboxOptions letterbox_options() const;

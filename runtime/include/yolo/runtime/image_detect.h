@@ -20,8 +20,15 @@ struct ImageDetections {
   LetterboxTransform transform;
 };
 
-// Letterbox + forward + postprocess for 8-bit BGR images of any sizes, as one batch.
+// Milliseconds per stage for a whole batch, as Ultralytics' predictor reports them.
+struct StageTimes {
+  double preprocess_ms = 0, inference_ms = 0, postprocess_ms = 0;
+};
+
+// Letterbox + forward + postprocess for 8-bit BGR images of any sizes, as one batch (run in
+// chunks of the model's exported batch: Engine::forward_in_traced_batches). With `times`, each
+// stage is timed; on a GPU the inference time then waits for the device's queued work.
 std::vector<ImageDetections> detect_images(Engine& engine, const std::vector<cv::Mat>& bgr_images,
-                                           const NmsOptions& nms);
+                                           const NmsOptions& nms, StageTimes* times = nullptr);
 
 }  // namespace yolo

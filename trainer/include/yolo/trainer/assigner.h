@@ -51,11 +51,4 @@ class TaskAlignedAssigner {
   AssignerOptions opts_;
 };
 
-// Complete IoU (Zheng et al.; Ultralytics' bbox_iou(..., CIoU=True), eps 1e-7) of xyxy boxes
-// broadcast over leading dimensions: (..., 4) x (..., 4) -> (...). Differentiable in both.
-torch::Tensor ciou(const torch::Tensor& box1, const torch::Tensor& box2, double eps = 1e-7);
-// Plain IoU of xyxy boxes broadcast the same way.
-torch::Tensor box_iou_pairwise(const torch::Tensor& box1, const torch::Tensor& box2,
-                               double eps = 1e-7);
-
 }  // namespace yolo

@@ -20,13 +20,15 @@
 #include <string_view>
 #include <vector>
 
+#include "yolo/core/error.h"
+
 namespace yolo {
 
 // Thrown for unknown keys, values of the wrong type and unreadable cfg files. what() lists every
 // problem found, one per line, each naming the key and what to do.
-class ConfigError : public std::runtime_error {
+class ConfigError : public UsageError {
  public:
-  using std::runtime_error::runtime_error;
+  using UsageError::UsageError;
 };
 
 enum class ValueType { kNull, kBool, kInt, kFloat, kString, kList };

@@ -16,12 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "yolo/core/error.h"
+
 namespace yolo {
 
 // Thrown for unusable dataset YAMLs and missing datasets; what() names the file/path and the fix.
-class DatasetError : public std::runtime_error {
+class DatasetError : public FailureError {
  public:
-  using std::runtime_error::runtime_error;
+  using FailureError::FailureError;
 };
 
 struct DatasetConfig {

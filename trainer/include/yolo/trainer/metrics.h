@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "yolo/models/box_math.h"
+
 namespace yolo::metrics {
 
 // Number of IoU thresholds (Ultralytics' validator.iouv, niou).
@@ -46,10 +48,8 @@ inline constexpr double kConfusionConf = 0.25;
 inline constexpr double kConfusionIou = 0.45;
 inline constexpr double kValDefaultConf = 0.001;
 
-// Axis-aligned box, corners in pixels: (x1, y1) top-left, (x2, y2) bottom-right.
-struct Box {
-  float x1 = 0, y1 = 0, x2 = 0, y2 = 0;
-};
+// Axis-aligned box, corners in pixels (the box-maths module's type).
+using Box = boxes::Xyxy;
 
 // One prediction after NMS: box, confidence 0..1, class id.
 struct Prediction {
@@ -63,10 +63,6 @@ struct Label {
   Box box;
   int cls = 0;
 };
-
-// IoU of two boxes as utils/metrics.py: box_iou computes it in float32:
-// inter / (area_a + area_b - inter + 1e-7).
-float box_iou(const Box& a, const Box& b);
 
 // IoU of every label (rows) with every prediction (columns), row-major.
 struct IouMatrix {

@@ -7,15 +7,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "yolo/core/error.h"
+
 namespace yolo {
 
-class NpyError : public std::runtime_error {
+class NpyError : public FailureError {
  public:
   // kTruncated: an image array cut short (e.g. np.save interrupted by a full disk), safe to
   // rewrite. kNotAnImage: some other file (another dtype or shape, not .npy at all), which a
   // cache must not overwrite.
   enum class Kind { kTruncated, kNotAnImage };
-  NpyError(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+  NpyError(Kind kind, const std::string& what) : FailureError(what), kind_(kind) {}
   Kind kind() const { return kind_; }
 
  private:

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "yolo/core/error.h"
+
 namespace yolo::monitor {
 
 // One thing wrong in a configuration: where (key path) and what (with what to do).
@@ -32,7 +34,7 @@ struct ConfigProblem {
 };
 
 // Every problem found in one document. what() lists them one per line, each "path: message".
-class ConfigError : public std::runtime_error {
+class ConfigError : public UsageError {
  public:
   ConfigError(const std::string& source, std::vector<ConfigProblem> problems);
   const std::vector<ConfigProblem>& problems() const { return problems_; }
