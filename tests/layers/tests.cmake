@@ -1,0 +1,18 @@
+# The layer check (yolo_check_layer, cmake/YoloHelpers.cmake) checked once against a deliberate
+# violation: a fixture project configures cleanly when its low target stays low, and its configure
+# fails, naming the forbidden library and the chain that brought it in, when it does not.
+set(_fixture ${CMAKE_CURRENT_SOURCE_DIR}/layers/fixture)
+add_test(NAME layer_check_accepts_a_clean_map
+  COMMAND ${CMAKE_COMMAND} -S ${_fixture} -B ${CMAKE_CURRENT_BINARY_DIR}/layer_check_clean
+          -DYOLO_SOURCE_DIR=${PROJECT_SOURCE_DIR} -DVIOLATE=OFF)
+add_test(NAME layer_check_refuses_a_violation
+  COMMAND ${CMAKE_COMMAND} -S ${_fixture} -B ${CMAKE_CURRENT_BINARY_DIR}/layer_check_violation
+          -DYOLO_SOURCE_DIR=${PROJECT_SOURCE_DIR} -DVIOLATE=ON)
+# The violation passes only when the configure prints the check's message with the whole chain
+# (PASS_REGULAR_EXPRESSION: a check that let it through prints no such line, and fails).
+set_tests_properties(layer_check_accepts_a_clean_map PROPERTIES LABELS unit)
+# CMake wraps the message at about 80 columns: any space may come out as a line break.
+string(REPLACE " " "[ \n]+" _expected
+  "yolo layer check: fixture_models must not link 'fixture_opencv_core' \\(matches 'opencv'\\), brought in by fixture_models -> fixture_media -> fixture_opencv_core")
+set_tests_properties(layer_check_refuses_a_violation PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "${_expected}")
