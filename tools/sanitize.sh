@@ -23,11 +23,13 @@ sup_dir="$PWD/tools/sanitizer"
 export ASAN_OPTIONS="detect_container_overflow=0:strict_string_checks=1:detect_stack_use_after_return=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$sup_dir/ubsan.supp"
 export LSAN_OPTIONS="suppressions=$sup_dir/lsan.supp:print_suppressions=0"
-# Uninstrumented programs that load the instrumented plugin: gst-launch-1.0 through the wrapper
-# in tools/sanitizer/bin (preloads the ASan runtime), plugin scanning in-process instead of in
-# GStreamer's uninstrumented gst-plugin-scanner helper.
+# Uninstrumented programs that load the instrumented plugin run through the wrappers in
+# tools/sanitizer/bin, which preload the ASan runtime: gst-launch-1.0 (on PATH) and GStreamer's
+# plugin scanner (GST_PLUGIN_SCANNER; scanning in-process instead would load every installed
+# plugin's libraries into the tests).
 YOLO_ASAN_RUNTIME=$("${CXX:-c++}" -print-file-name=libasan.so)
-export YOLO_ASAN_RUNTIME
+YOLO_REAL_GST_PLUGIN_SCANNER="$(pkg-config --variable=pluginscannerdir gstreamer-1.0)/gst-plugin-scanner"
+export YOLO_ASAN_RUNTIME YOLO_REAL_GST_PLUGIN_SCANNER
 export PATH="$sup_dir/bin:$PATH"
-export GST_REGISTRY_FORK=no
+export GST_PLUGIN_SCANNER="$sup_dir/bin/gst-plugin-scanner"
 ctest --test-dir "$build_dir" --output-on-failure "$@"

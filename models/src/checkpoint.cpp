@@ -9,6 +9,7 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -286,6 +287,22 @@ ModelMetadata export_torchscript(const DetectionModelImpl& source, const ExportO
 
 // ---- load -----------------------------------------------------------------------------------
 
+namespace {
+
+// What LibTorch's PyTorchStreamReader requires of a zip before it reads it: the first entry in a
+// folder, and that folder holding a `version` (or `.data/version`) record.
+bool has_torch_archive_layout(const std::vector<std::string>& names) {
+  if (names.empty()) return false;
+  const size_t slash = names.front().find('/');
+  if (slash == std::string::npos) return false;
+  const std::string folder = names.front().substr(0, slash + 1);
+  return std::find_if(names.begin(), names.end(), [&](const std::string& n) {
+           return n == folder + "version" || n == folder + ".data/version";
+         }) != names.end();
+}
+
+}  // namespace
+
 void check_torchscript_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
@@ -312,22 +329,19 @@ void check_torchscript_file(const std::string& path) {
                     "TorchScript export",
                     path));
   }
-  std::vector<std::string> records;
+  // The directory is read here first, and LibTorch's reader only sees archives laid out as it
+  // expects: its constructor throws on any other zip after opening it, and leaks the open
+  // archive's state when it does (LibTorch 2.11; a service retrying a wrong file would grow).
+  std::vector<std::string> names;
   try {
-    caffe2::serialize::PyTorchStreamReader reader(path);
-    records = reader.getAllRecords();
-  } catch (const c10::Error&) {
-    // LibTorch refuses any zip whose entries are not under one top-level folder; a readable
-    // directory means the file is whole but is some other zip archive.
-    std::vector<std::string> names;
-    try {
-      names = zip_entry_names(path);
-    } catch (const std::runtime_error&) {
-      throw CheckpointError(
-          fmt::format("'{}' is truncated or corrupt (its zip directory cannot be "
-                      "read); copy or export it again",
-                      path));
-    }
+    names = zip_entry_names(path);
+  } catch (const std::runtime_error&) {
+    throw CheckpointError(
+        fmt::format("'{}' is truncated or corrupt (its zip directory cannot be read); copy or "
+                    "export it again",
+                    path));
+  }
+  if (!has_torch_archive_layout(names)) {
     const size_t shown = std::min<size_t>(names.size(), 3);
     const std::string held =
         names.empty()
@@ -339,6 +353,16 @@ void check_torchscript_file(const std::string& path) {
         fmt::format("'{}' is a zip archive but not a TorchScript model (it holds {}); use a "
                     "checkpoint written by yolo-trainer or an Ultralytics TorchScript export",
                     path, held));
+  }
+  std::vector<std::string> records;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    records = reader.getAllRecords();
+  } catch (const c10::Error& e) {
+    // What is left: a format version this LibTorch does not read.
+    const std::string what = e.what_without_backtrace();
+    throw CheckpointError(fmt::format("'{}' cannot be read by this LibTorch: {}", path,
+                                      what.substr(0, what.find('\n'))));
   }
   bool has_code = false, has_data = false;
   for (const auto& r : records) {
