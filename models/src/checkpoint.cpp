@@ -359,7 +359,8 @@ void check_torchscript_file(const std::string& path) {
     caffe2::serialize::PyTorchStreamReader reader(path);
     records = reader.getAllRecords();
   } catch (const c10::Error& e) {
-    // What is left: a format version this LibTorch does not read.
+    // Left for LibTorch to refuse: mainly a format version it does not read; its reason is
+    // passed on.
     const std::string what = e.what_without_backtrace();
     throw CheckpointError(fmt::format("'{}' cannot be read by this LibTorch: {}", path,
                                       what.substr(0, what.find('\n'))));
