@@ -44,6 +44,7 @@ function(yolo_add_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
+  math(EXPR T_TIMEOUT "${T_TIMEOUT} * ${YOLO_TEST_TIMEOUT_SCALE}")
   add_test(NAME ${T_NAME} COMMAND ${T_NAME} --gtest_color=no)
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABEL}" TIMEOUT ${T_TIMEOUT}
                                             WORKING_DIRECTORY ${PROJECT_BINARY_DIR})

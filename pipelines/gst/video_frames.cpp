@@ -84,6 +84,21 @@ std::optional<PixelFormat> pixel_format_of(GstVideoFormat format) {
   }
 }
 
+bool frame_size_supported(GstElement* element, PixelFormat format, const GstVideoInfo& info) {
+  if ((format != PixelFormat::kNV12 && format != PixelFormat::kI420) ||
+      (info.width % 2 == 0 && info.height % 2 == 0))
+    return true;
+  GstElementFactory* factory = gst_element_get_factory(element);
+  const char* name = factory ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory)) : "it";
+  GST_ELEMENT_ERROR(
+      element, STREAM, FORMAT,
+      ("%s frames of odd size %dx%d are not supported", to_string(format), info.width, info.height),
+      ("put videoconvert ! video/x-raw,format=BGRx (or a videoscale to an even "
+       "size) before %s",
+       name));
+  return false;
+}
+
 FrameView frame_view_of(const GstVideoFrame& frame, PixelFormat format) {
   FrameView view;
   view.format = format;

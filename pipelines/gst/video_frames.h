@@ -18,6 +18,10 @@ namespace yolo::gst {
 
 std::optional<PixelFormat> pixel_format_of(GstVideoFormat format);
 
+// False, with an element error that says what to put before `element`, for frames it cannot
+// take: NV12/I420 of odd width or height (their chroma planes would be cut).
+bool frame_size_supported(GstElement* element, PixelFormat format, const GstVideoInfo& info);
+
 // The planes of a mapped frame; valid while the frame stays mapped.
 FrameView frame_view_of(const GstVideoFrame& frame, PixelFormat format);
 

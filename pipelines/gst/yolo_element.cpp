@@ -201,15 +201,7 @@ bool YoloElement::set_caps(GstCaps* caps) {
   }
   const auto format = pixel_format_of(GST_VIDEO_INFO_FORMAT(&info));
   if (!format) return false;  // the pad template keeps other formats out
-  if ((*format == PixelFormat::kNV12 || *format == PixelFormat::kI420) &&
-      (info.width % 2 || info.height % 2)) {
-    GST_ELEMENT_ERROR(element_, STREAM, FORMAT,
-                      ("%s frames of odd size %dx%d are not supported", to_string(*format),
-                       info.width, info.height),
-                      ("put videoconvert ! video/x-raw,format=BGRx (or a videoscale to an even "
-                       "size) before yolo"));
-    return false;
-  }
+  if (!frame_size_supported(GST_ELEMENT(element_), *format, info)) return false;
   info_ = info;
   format_ = *format;
   set_yuv_colorimetry(info, preprocess_);
@@ -451,17 +443,19 @@ GstFlowReturn YoloElement::finish(Pending& p, const ElementSettings& s) {
       return flushing_ || stopping_ ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
     }
     detections = std::move(*got);
-    last_detections_ = detections;
   }
   GstBuffer* buffer = gst_buffer_make_writable(p.buffer.release());
   p.buffer.reset(buffer);
   const int width = GST_VIDEO_INFO_WIDTH(&p.info), height = GST_VIDEO_INFO_HEIGHT(&p.info);
-  if (p.infer) attach_roi_metas(buffer, detections, width, height);
-  const std::vector<Detection>& shown = p.infer ? detections : last_detections_;
-  if (s.draw && !shown.empty()) {
+  if (p.infer) {
+    attach_roi_metas(buffer, detections, width, height);
+    // Drawn as the metas carry them, so that draw=true equals `yolo ! yolooverlay`.
+    last_detections_ = as_roi_boxes(detections, width, height);
+  }
+  if (s.draw && !last_detections_.empty()) {
     MappedFrame mapped(&p.info, buffer, GST_MAP_READWRITE);
     if (mapped.mapped) {
-      draw_detections(mapped.frame, p.format, shown, {});
+      draw_detections(mapped.frame, p.format, last_detections_, {});
     } else {
       GST_WARNING_OBJECT(element_, "frame %" G_GUINT64_FORMAT " could not be mapped for drawing",
                          p.frame);

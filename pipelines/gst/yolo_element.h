@@ -143,7 +143,9 @@ class YoloElement {
   GstClockTime qos_earliest_ = GST_CLOCK_TIME_NONE;
   guint64 next_frame_ = 0;
   ElementStats stats_;
-  std::vector<Detection> last_detections_;  // for drawing on frames that were not inferred
+  // The last inferred frame's boxes as its ROI metas carry them: drawn with draw=true, also on
+  // the frames between inferences.
+  std::vector<Detection> last_detections_;
   std::chrono::steady_clock::time_point last_snapshot_{};
   std::thread output_thread_;
 };

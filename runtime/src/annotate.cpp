@@ -43,7 +43,10 @@ int default_line_width(int height, int width) {
 
 std::string detection_label(const Detection& d, const AnnotateOptions& options) {
   if (!options.show_labels) return {};
-  return options.show_conf ? fmt::format("{} {:.2f}", d.class_name, d.confidence) : d.class_name;
+  // NaN: a region without a score (another GStreamer element's), labelled by its name only.
+  const bool scored = !std::isnan(d.confidence);
+  return options.show_conf && scored ? fmt::format("{} {:.2f}", d.class_name, d.confidence)
+                                     : d.class_name;
 }
 
 std::vector<BoxDrawing> layout_detections(int height, int width,

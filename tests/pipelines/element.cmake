@@ -5,6 +5,10 @@ yolo_add_test(NAME test_yolo_element LABEL integration
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_element.cpp
   LIBS yolo_gst_meta PkgConfig::GST_CHECK)
 add_dependencies(test_yolo_element gstyolo)
+yolo_add_test(NAME test_yolo_overlay LABEL integration
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_overlay.cpp
+  LIBS yolo_gst_meta PkgConfig::GST_CHECK)
+add_dependencies(test_yolo_overlay gstyolo)
 # Whole pipelines: gst-launch-1.0 to EOS, the leaks tracer, the HTTP endpoint while playing.
 yolo_add_test(NAME test_yolo_pipeline LABEL integration
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_pipeline.cpp

@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "decoded_frames.h"
 #include "gst_test_support.h"
 #include "run_command.h"
 #include "trained_shapes_model.h"
@@ -120,4 +121,25 @@ TEST(YoloDetect, FindsTheShapesOfTheSyntheticVideo) {
   std::printf("video: %zu frames, %zu objects, recall %.3f, precision %.3f at conf %.2f, IoU 0.5\n",
               frame, truths, recall, precision, kConf);
   EXPECT_GE(recall, 0.8) << "precision " << precision;
+}
+
+// draw=true is a shortcut for `yolo ! yolooverlay`: the same pixels, on a model whose boxes have
+// sub-pixel edges (an untrained model's cover the whole frame).
+TEST(YoloDetect, OverlayDrawsWhatDrawTrueDraws) {
+  const yolo::testing::TrainedShapes f = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(f.model)) << "training did not produce " << f.model;
+  if (f.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+  const std::string yolo = "yolo model=" + f.model.string();
+  const auto plain = yolo::testing::frames_through(f.video);
+  const auto drawn = yolo::testing::frames_through(f.video, yolo + " draw=true");
+  const auto overlaid = yolo::testing::frames_through(f.video, yolo + " ! yolooverlay");
+  ASSERT_EQ(drawn.size(), plain.size());
+  ASSERT_EQ(overlaid.size(), plain.size());
+  size_t annotated = 0;
+  for (size_t i = 0; i < plain.size(); ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    EXPECT_EQ(drawn[i], overlaid[i]);
+    annotated += overlaid[i] != plain[i];
+  }
+  EXPECT_GT(annotated, plain.size() / 2) << "most frames have shapes to draw";
 }

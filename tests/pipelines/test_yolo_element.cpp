@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "gst_test_support.h"
+#include "harness_frames.h"
 #include "yolo/gst/detection_meta.h"
 #include "yolo/runtime/engine.h"
 #include "yolo/runtime/image_detect.h"
@@ -28,61 +29,14 @@ using yolo::Detection;
 ::testing::Environment* const gst_env =
     ::testing::AddGlobalTestEnvironment(new yolo::testing::GstEnvironment);
 
-struct HarnessDeleter {
-  void operator()(GstHarness* h) const { gst_harness_teardown(h); }
-};
-using Harness = std::unique_ptr<GstHarness, HarnessDeleter>;
-
-struct BufferDeleter {
-  void operator()(GstBuffer* b) const { gst_buffer_unref(b); }
-};
-using Buffer = std::unique_ptr<GstBuffer, BufferDeleter>;
+using yolo::testing::Buffer;
+using yolo::testing::caps_string;
+using yolo::testing::Harness;
+using yolo::testing::make_frame;
 
 Harness make_harness(const std::string& properties) {
   const std::string desc = "yolo model=" + yolo::testing::tiny_model().string() + " " + properties;
   return Harness(gst_harness_new_parse(desc.c_str()));
-}
-
-std::string caps_string(const std::string& format, int w, int h) {
-  return "video/x-raw,format=" + format + ",width=" + std::to_string(w) +
-         ",height=" + std::to_string(h) + ",framerate=30/1";
-}
-
-// A frame with a bright disc on a dark background, in `format`, as one tightly packed buffer.
-GstBuffer* make_frame(const std::string& format, int w, int h, guint64 pts_index = 0) {
-  GstVideoInfo info;
-  gst_video_info_set_format(&info, gst_video_format_from_string(format.c_str()), w, h);
-  GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
-  cv::Mat bgr(h, w, CV_8UC3, cv::Scalar(30, 40, 50));
-  cv::circle(bgr, {w / 3, h / 2}, std::min(w, h) / 4, cv::Scalar(40, 200, 250), cv::FILLED);
-  cv::Mat converted;
-  if (format == "BGR") converted = bgr;
-  if (format == "RGB") cv::cvtColor(bgr, converted, cv::COLOR_BGR2RGB);
-  if (format == "BGRx" || format == "BGRA") cv::cvtColor(bgr, converted, cv::COLOR_BGR2BGRA);
-  if (format == "RGBx" || format == "RGBA") cv::cvtColor(bgr, converted, cv::COLOR_BGR2RGBA);
-  if (format == "I420") cv::cvtColor(bgr, converted, cv::COLOR_BGR2YUV_I420);
-  if (format == "NV12") {  // OpenCV has no BGR -> NV12: build it from I420
-    cv::Mat i420;
-    cv::cvtColor(bgr, i420, cv::COLOR_BGR2YUV_I420);
-    converted = cv::Mat(h * 3 / 2, w, CV_8UC1);
-    i420.rowRange(0, h).copyTo(converted.rowRange(0, h));
-    const uchar* u = i420.ptr(h);
-    const uchar* v = u + (w / 2) * (h / 2);
-    uchar* uv = converted.ptr(h);
-    for (int i = 0; i < (w / 2) * (h / 2); ++i) {
-      uv[2 * i] = u[i];
-      uv[2 * i + 1] = v[i];
-    }
-  }
-  GstMapInfo map;
-  gst_buffer_map(buffer, &map, GST_MAP_WRITE);
-  // The GstVideoInfo layout of these sizes is tightly packed (widths are multiples of 4).
-  std::memcpy(map.data, converted.data,
-              std::min<size_t>(map.size, converted.total() * converted.elemSize()));
-  gst_buffer_unmap(buffer, &map);
-  GST_BUFFER_PTS(buffer) = pts_index * GST_SECOND / 30;
-  GST_BUFFER_DURATION(buffer) = GST_SECOND / 30;
-  return buffer;
 }
 
 std::vector<Detection> sorted(std::vector<Detection> d) {
@@ -332,12 +286,10 @@ TEST(YoloElement, DrawPaintsBoxesOnPackedAndYuvFrames) {
     Harness h = make_harness("conf-threshold=0 max-detections=3 draw=true");
     gst_harness_set_src_caps_str(h.get(), caps_string(format, 96, 64).c_str());
     GstBuffer* in = make_frame(format, 96, 64);
-    std::vector<uint8_t> before(gst_buffer_get_size(in));
-    gst_buffer_extract(in, 0, before.data(), before.size());
+    const std::vector<uint8_t> before = yolo::testing::buffer_bytes(in);
     ASSERT_EQ(gst_harness_push(h.get(), in), GST_FLOW_OK);
     Buffer out(gst_harness_pull(h.get()));
-    std::vector<uint8_t> after(gst_buffer_get_size(out.get()));
-    gst_buffer_extract(out.get(), 0, after.data(), after.size());
+    const std::vector<uint8_t> after = yolo::testing::buffer_bytes(out.get());
     ASSERT_EQ(before.size(), after.size());
     const auto changed = std::inner_product(before.begin(), before.end(), after.begin(), size_t{0},
                                             std::plus<>(), std::not_equal_to<>());
@@ -349,12 +301,10 @@ TEST(YoloElement, WithoutDrawFramesPassThroughUntouched) {
   Harness h = make_harness("conf-threshold=0 max-detections=3");
   gst_harness_set_src_caps_str(h.get(), caps_string("I420", 96, 64).c_str());
   GstBuffer* in = make_frame("I420", 96, 64);
-  std::vector<uint8_t> before(gst_buffer_get_size(in));
-  gst_buffer_extract(in, 0, before.data(), before.size());
+  const std::vector<uint8_t> before = yolo::testing::buffer_bytes(in);
   ASSERT_EQ(gst_harness_push(h.get(), in), GST_FLOW_OK);
   Buffer out(gst_harness_pull(h.get()));
-  std::vector<uint8_t> after(gst_buffer_get_size(out.get()));
-  gst_buffer_extract(out.get(), 0, after.data(), after.size());
+  const std::vector<uint8_t> after = yolo::testing::buffer_bytes(out.get());
   EXPECT_EQ(before, after);
 }
 

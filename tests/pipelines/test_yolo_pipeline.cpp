@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -14,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "decoded_frames.h"
 #include "gst_test_support.h"
 #include "run_command.h"
 #include "yolo/synth/synthetic_data.h"
@@ -180,6 +182,32 @@ TEST(YoloPipeline, ExampleScriptsRun) {
   const std::string uri = "file://" + video;
   const auto multi = example("multi-camera.sh", model() + " " + uri + " " + uri);
   EXPECT_EQ(multi.exit_code, 0) << multi.output;
+}
+
+// The overlay chained after the detector, encoded to H.264 in MP4 by gst-launch-1.0: the video
+// has every frame, and they carry the drawings (they differ from the source's frames).
+TEST(YoloPipeline, OverlayWritesAnAnnotatedVideo) {
+  if (yolo::synth::synthetic_video_unavailable_reason() != "")
+    GTEST_SKIP() << yolo::synth::synthetic_video_unavailable_reason();
+  const auto out = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-examples" / "annotated.mp4";
+  std::filesystem::remove(out);
+  const auto r = launch("filesrc location=" + small_video().string() +
+                        " ! decodebin ! videoconvert ! yolo model=" + model() +
+                        " conf-threshold=0 max-detections=3 ! yolooverlay ! videoconvert ! "
+                        "x264enc ! mp4mux ! filesink location=" +
+                        out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto source = yolo::testing::frames_through(small_video());
+  const auto annotated = yolo::testing::frames_through(out);
+  ASSERT_EQ(annotated.size(), source.size());
+  ASSERT_FALSE(source.empty());
+  for (size_t i = 0; i < source.size(); ++i) {
+    ASSERT_EQ(annotated[i].size(), source[i].size());
+    size_t far = 0;  // bytes the encoder's loss alone would not move this much
+    for (size_t b = 0; b < source[i].size(); ++b)
+      far += std::abs(int(annotated[i][b]) - int(source[i][b])) > 48;
+    EXPECT_GT(far, 200u) << "frame " << i << " shows no drawing";
+  }
 }
 
 // Every `yolo key=value` shown in README.md, docs/*.md and pipelines/examples names a real

@@ -33,7 +33,8 @@ cv::Scalar class_colour(int class_id);
 // even as Python does.
 int default_line_width(int height, int width);
 
-// The label drawn for a detection ("rectangle 0.87", "rectangle", or "" with show_labels off).
+// The label drawn for a detection ("rectangle 0.87", "rectangle", or "" with show_labels off;
+// the name alone when the confidence is NaN, a region without a score).
 std::string detection_label(const Detection& d, const AnnotateOptions& options);
 
 // One detection as drawn: the box outline, then (when the label is not empty) the filled tab and

@@ -26,13 +26,24 @@ namespace yolo::gst {
 inline constexpr const char* kDetectionParams = "detection";
 inline constexpr const char* kDetectionsMessage = "yolo-detections";
 
+// The detections as their ROI metas carry them: boxes rounded outwards to whole pixels and
+// clipped to the frame. What `draw=true` draws, so that it equals yolooverlay on the metas.
+std::vector<Detection> as_roi_boxes(std::vector<Detection> detections, int width, int height);
+
 void attach_roi_metas(GstBuffer* buffer, const std::vector<Detection>& detections, int width,
                       int height);
 
-// Reads the ROI metas back (yolo-monitor, tests, applications consuming the element's output).
-// Regions without a "detection" structure (other elements') are skipped; a missing label falls
-// back to the ROI type's name, then to "class N".
-std::vector<Detection> read_roi_metas(GstBuffer* buffer);
+// Which regions read_roi_metas returns.
+enum class RoiRegions {
+  kDetections,  // only those with a "detection" structure (ours, or DL Streamer-shaped ones)
+  kAll,         // also other elements' regions: named by their ROI type, confidence NaN
+};
+
+// Reads the ROI metas back (yolo-monitor, yolooverlay, tests, applications consuming the
+// element's output), in the order they were attached. A missing label falls back to the ROI
+// type's name, then to "class N".
+std::vector<Detection> read_roi_metas(GstBuffer* buffer,
+                                      RoiRegions regions = RoiRegions::kDetections);
 
 // The message structure described above; the caller owns it.
 GstStructure* detections_structure(const std::string& stream_id, guint64 frame, GstClockTime pts,
