@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <numeric>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <optional>
+#include <set>
 
 #include <sys/stat.h>
 
@@ -385,6 +387,34 @@ std::optional<Batch> DataLoader::next() {
   lock.unlock();
   space_cv_.notify_all();
   return b;
+}
+
+bool disk_cache_fits(const std::vector<ImageRecord>& records) {
+  if (records.empty()) return false;
+  uintmax_t bytes = 0;  // pixels plus the .npy header, for the caches not written yet
+  std::set<std::filesystem::path> counted;
+  for (const auto& r : records) {
+    const std::filesystem::path npy = npy_cache_path(r.image);
+    std::error_code ec;
+    if (!counted.insert(npy).second || std::filesystem::exists(npy, ec)) continue;
+    bytes += static_cast<uintmax_t>(r.width) * r.height * 3 + 128;
+  }
+  std::error_code ec;
+  const std::filesystem::space_info space =
+      std::filesystem::space(records.front().image.parent_path(), ec);
+  const double gb = 1024.0 * 1024.0 * 1024.0;
+  if (!ec && static_cast<double>(space.available) < 1.5 * static_cast<double>(bytes)) {
+    spdlog::warn(
+        "cache=disk needs {:.1f} GB of .npy files but {:.1f} GB are free there; "
+        "not caching images to disk",
+        bytes / gb, static_cast<double>(space.available) / gb);
+    return false;
+  }
+  spdlog::info(
+      "cache=disk: decoded images are saved as .npy next to each image on first use "
+      "({:.2f} GB still to write, for {} training and validation images)",
+      bytes / gb, records.size());
+  return true;
 }
 
 }  // namespace yolo

@@ -49,6 +49,11 @@ struct LoaderOptions {
   int rank = 0, world = 1;
 };
 
+// Ultralytics' check_cache_disk: the decoded images (.npy next to each image) not written yet,
+// with a 50 % margin, must fit on the dataset's disk. False (with a warning) when they do not:
+// training then goes on without the cache.
+bool disk_cache_fits(const std::vector<ImageRecord>& records);
+
 struct Batch {
   torch::Tensor images;   // (B, 3, H, W) float32 RGB in [0, 1]
   torch::Tensor targets;  // (N, 6): image index in batch, class, cx, cy, w, h normalised to (W, H)

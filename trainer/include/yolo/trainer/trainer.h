@@ -1,10 +1,13 @@
-// `yolo-trainer train`: Ultralytics' training loop (engine/trainer.py) in one class. It reads the
-// settings, the dataset and the model, then trains epoch by epoch with warm-up, gradient
-// accumulation, EMA, optional AMP, validation on the EMA, results.csv / results.png, last.pt and
-// best.pt, early stopping and resume.
+// `yolo-trainer train`: Ultralytics' training loop (engine/trainer.py BaseTrainer), in the same
+// steps. Construction sets up (trainer_setup.cpp): settings, device, dataset, model, run folder,
+// loaders, optimiser, loss and EMA, the AMP check, resume. train() runs the loop (trainer.cpp):
+// epochs of batches with warm-up, gradient accumulation and optimiser steps, EMA, validation on
+// the EMA, results.csv / results.png, last.pt and best.pt, early stopping, the final evaluation.
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -19,6 +22,8 @@ namespace yolo {
 
 struct Batch;              // data_loader.h
 class DetectionModelImpl;  // detection_model.h
+struct ResumePoint;        // resume.h
+struct ValidationResult;   // validator.h
 
 struct TrainResult {
   std::filesystem::path save_dir, last, best;
@@ -83,7 +88,38 @@ class Trainer {
   const Config& config() const { return cfg_; }
 
  private:
-  struct State;
+  struct State;                          // trainer_state.h
+  struct EpochEnd;                       // what the end of an epoch decided (trainer.cpp)
+  using Losses = std::array<double, 3>;  // box, cls, dfl (or l1): the epoch's running mean
+
+  // Setup, in this order (trainer_setup.cpp).
+  void setup_device();
+  void setup_dataset();
+  void setup_model();
+  void setup_run_dir(const ResumePoint* resume);
+  void setup_loaders();
+  void setup_optimizer();
+  void setup_loss_and_ema();
+  void setup_amp();
+  void restore(const ResumePoint& resume);
+  void share_initial_weights();
+
+  // The loop (trainer.cpp).
+  void begin_run();
+  void start_loading(int epoch);
+  bool train_epoch(int epoch, Losses& losses);  // false: interrupted (last.pt saved)
+  // The image size trained at, or nullopt when the loss was not finite (batch skipped).
+  std::optional<int64_t> train_batch(int epoch, const Batch& batch, Losses& losses,
+                                     int64_t& seen_batches);
+  void report_schedule(int64_t ni, int epoch, int accumulate, bool stepped) const;
+  void optimizer_step(int64_t ni);
+  void save_interrupted(int epoch, int64_t batch_index);
+  EpochEnd end_epoch(int epoch, const Losses& losses,
+                     std::chrono::steady_clock::time_point t_epoch);
+  ValidationResult validate(DetectionModelImpl& model, bool with_plots);
+  void save_checkpoint(const std::filesystem::path& path, bool with_optimizer);
+  void final_evaluation(TrainResult& out);
+
   Config cfg_;
   DistributedEnv dist_;
   std::atomic<bool> stop_requested_{false};
@@ -93,11 +129,6 @@ class Trainer {
   std::function<void(int64_t, const DetectionModelImpl&, const DetectionModelImpl&)> on_step_;
   std::unique_ptr<State> s_;
 };
-
-// The checkpoint resume=... refers to: a path as given, or for resume=True the `model` setting
-// when it is a last.pt, else the most recently written runs/**/weights/last.pt. Throws ConfigError
-// when none is found.
-std::filesystem::path resolve_resume_checkpoint(const Config& cfg);
 
 // `yolo-trainer train ...` as the command runs it (signals handled, summary printed). `args` is
 // the command line after the program name: multi-process runs start workers with it.

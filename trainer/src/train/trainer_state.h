@@ -1,0 +1,76 @@
+// What a Trainer holds between its setup steps and its loop (trainer_setup.cpp, trainer.cpp):
+// the typed settings, the device and process group, data, model, optimiser, loss, EMA, loaders,
+// the run folder and the counters a checkpoint saves.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "yolo/core/device.h"
+#include "yolo/models/checkpoint.h"
+#include "yolo/models/detection_model.h"
+#include "yolo/trainer/data_loader.h"
+#include "yolo/trainer/dataset.h"
+#include "yolo/trainer/distributed.h"
+#include "yolo/trainer/loss.h"
+#include "yolo/trainer/mixed_precision.h"
+#include "yolo/trainer/model_ema.h"
+#include "yolo/trainer/optimizer.h"
+#include "yolo/trainer/results_log.h"
+#include "yolo/trainer/schedule.h"
+#include "yolo/trainer/train_checkpoint.h"
+#include "yolo/trainer/train_options.h"
+#include "yolo/trainer/trainer.h"
+#include "yolo/trainer/validator.h"
+
+namespace yolo {
+
+using TrainClock = std::chrono::steady_clock;
+
+struct Trainer::State {
+  TrainOptions opt;
+  SelectedDevice selected;
+  std::unique_ptr<ProcessGroup> pg;  // data-parallel runs only
+  bool main = true;                  // rank 0 (or the only process): validates, saves, prints
+  int world = 1;                     // processes
+  c10::Device device{torch::kCPU};
+  DatasetConfig data;
+  std::map<int, std::string> names;
+  int nc = 0;
+  std::shared_ptr<DetectionModelImpl> model;
+  int stride = 32;  // the model's largest stride
+  std::unique_ptr<ModelEMA> ema;
+  std::unique_ptr<Optimizer> optimizer;
+  std::unique_ptr<GradScaler> scaler;
+  std::unique_ptr<DetectionLoss> loss;
+  std::unique_ptr<EndToEndLoss> e2e_loss;
+  std::unique_ptr<DataLoader> train_loader, val_loader;
+  std::vector<ImageRecord> train_records, val_records;
+  std::filesystem::path save_dir, last, best;
+  TrainState ts;  // what checkpoints save
+  bool amp = false;
+  int start_epoch = 0;
+  int64_t start_batch = 0;
+  ResultsLog results;
+
+  // Set when train() starts.
+  TrainClock::time_point t_start;
+  std::unique_ptr<TorchScriptExporter> exporter;
+  ValidatorOptions val_options;
+  int64_t batches_per_epoch = 0, warmup = 0;
+  int run_accumulate = 1;
+  uint64_t scale_seed = 0;  // multi-scale sizes (every rank draws its own, as Ultralytics')
+  int loading_epoch = -1;   // the epoch whose batches the loader is making
+  double spent_train = 0, spent_validate = 0, spent_save = 0;  // seconds (rank 0)
+};
+
+// Training mode for the model, except the BatchNorm layers of frozen modules, which Ultralytics
+// keeps in eval mode while training.
+void set_training_mode(DetectionModelImpl& model, const std::vector<std::string>& frozen);
+
+}  // namespace yolo
