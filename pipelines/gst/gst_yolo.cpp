@@ -342,15 +342,11 @@ constexpr auto kPlaying = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_S
 
 }  // namespace
 
-static void gst_yolo_class_init(GstYoloClass* klass) {
-  GObjectClass* object_class = G_OBJECT_CLASS(klass);
-  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
-  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  object_class->set_property = set_property;
-  object_class->get_property = get_property;
-  object_class->finalize = finalize;
-  const ElementSettings d;
+namespace {
 
+// What the model is and how its detections are filtered.
+void install_model_properties(GObjectClass* object_class) {
+  const ElementSettings d;
   g_object_class_install_property(
       object_class, PROP_MODEL,
       g_param_spec_string("model", "Model",
@@ -389,6 +385,11 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
       object_class, PROP_HALF,
       g_param_spec_boolean("half", "Half precision", "Run the model in FP16 (GPU devices only)",
                            d.half, kReady));
+}
+
+// How frames are batched and what the element does with its results.
+void install_stream_properties(GObjectClass* object_class) {
+  const ElementSettings d;
   g_object_class_install_property(
       object_class, PROP_BATCH_SIZE,
       g_param_spec_uint("batch-size", "Batch size",
@@ -463,6 +464,19 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
           "Counters: frames, inferred, skipped-interval, skipped-qos, dropped, and "
           "of the (shared) model: model-batches, model-frames, largest-batch, model-swaps",
           GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+}
+
+}  // namespace
+
+static void gst_yolo_class_init(GstYoloClass* klass) {
+  GObjectClass* object_class = G_OBJECT_CLASS(klass);
+  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  object_class->set_property = set_property;
+  object_class->get_property = get_property;
+  object_class->finalize = finalize;
+  install_model_properties(object_class);
+  install_stream_properties(object_class);
 
   gst_element_class_set_static_metadata(
       element_class, "YOLO object detector", "Filter/Analyzer/Video",

@@ -107,8 +107,128 @@ StreamConfig read_stream(ConfigReader& r, const json& obj, const std::string& pa
   return s;
 }
 
+// A section's object, or an empty one when the key is missing or null.
+const json& section_of(const json& parent, const char* key) {
+  static const json empty = json::object();
+  return parent.contains(key) && !parent[key].is_null() ? parent[key] : empty;
+}
+
+void read_batching(ConfigReader& r, const json& b, MonitorConfig& c) {
+  if (!r.object(b, "batching", {"batch_size", "batch_timeout"})) return;
+  if (auto v = r.integer(b, "batching", "batch_size", 1, 256)) c.batching.batch_size = int(*v);
+  if (auto v = r.duration(b, "batching", "batch_timeout", milliseconds(0))) {
+    c.batching.batch_timeout = *v;
+  }
+}
+
+void read_http(ConfigReader& r, const json& h, MonitorConfig& c) {
+  if (!r.object(h, "http", {"bind", "port", "token"})) return;
+  if (auto v = r.string(h, "http", "bind")) c.http.bind = *v;
+  if (auto v = r.integer(h, "http", "port", 0, 65535)) c.http.port = int(*v);
+  if (auto v = r.string(h, "http", "token", true)) c.http.token = *v;
+}
+
+void read_rtsp(ConfigReader& r, const json& s, MonitorConfig& c) {
+  if (!r.object(s, "rtsp", {"transport", "latency"})) return;
+  if (auto v = r.string(s, "rtsp", "transport")) {
+    if (*v == "tcp" || *v == "auto") {
+      c.rtsp.tcp = *v == "tcp";
+    } else {
+      r.problem(
+          "rtsp.transport",
+          fmt::format("\"{}\" is not a transport; use tcp (default) or auto (UDP first)", *v));
+    }
+  }
+  if (auto v = r.duration(s, "rtsp", "latency", milliseconds(0))) c.rtsp.latency = *v;
+}
+
+void read_outputs(ConfigReader& r, const json& o, MonitorConfig& c) {
+  if (!r.object(o, "outputs", {"jsonl", "snapshots"})) return;
+  const json& j = section_of(o, "jsonl");
+  if (r.object(j, "outputs.jsonl", {"path", "max_bytes", "keep_files"})) {
+    if (auto v = r.string(j, "outputs.jsonl", "path", true)) c.outputs.jsonl.path = *v;
+    if (auto v = r.bytes(j, "outputs.jsonl", "max_bytes")) c.outputs.jsonl.max_bytes = *v;
+    if (auto v = r.integer(j, "outputs.jsonl", "keep_files", 0, 1000)) {
+      c.outputs.jsonl.keep_files = int(*v);
+    }
+  }
+  const json& s = section_of(o, "snapshots");
+  const std::string sp = "outputs.snapshots";
+  if (r.object(s, sp, {"directory", "interval", "keep_per_stream", "live_interval"})) {
+    auto& snapshots = c.outputs.snapshots;
+    if (auto v = r.string(s, sp, "directory", true)) snapshots.directory = *v;
+    if (auto v = r.duration(s, sp, "interval", milliseconds(100))) snapshots.interval = *v;
+    if (auto v = r.integer(s, sp, "keep_per_stream", 1, 1000000)) {
+      snapshots.keep_per_stream = int(*v);
+    }
+    if (auto v = r.duration(s, sp, "live_interval", milliseconds(0))) {
+      snapshots.live_interval = *v;
+    }
+  }
+}
+
+void read_supervision(ConfigReader& r, const json& s, MonitorConfig& c) {
+  const std::string p = "supervision";
+  if (!r.object(s, p, {"stall_timeout", "start_timeout", "backoff", "max_retries"})) return;
+  if (auto v = r.duration(s, p, "stall_timeout", milliseconds(100))) {
+    c.supervision.stall_timeout = *v;
+  }
+  if (auto v = r.duration(s, p, "start_timeout", milliseconds(100))) {
+    c.supervision.start_timeout = *v;
+  }
+  if (auto v = r.integer(s, p, "max_retries", 0, 1000000)) c.supervision.max_retries = int(*v);
+  const json& b = section_of(s, "backoff");
+  const std::string bp = "supervision.backoff";
+  if (!r.object(b, bp, {"initial", "max", "jitter"})) return;
+  auto& backoff = c.supervision.backoff;
+  if (auto v = r.duration(b, bp, "initial", milliseconds(1))) backoff.initial = *v;
+  if (auto v = r.duration(b, bp, "max", milliseconds(1))) backoff.max = *v;
+  if (auto v = r.number(b, bp, "jitter", 0.0, 1.0)) backoff.jitter = *v;
+  if (backoff.max < backoff.initial) {
+    r.problem(ConfigReader::join(bp, "max"),
+              fmt::format("{} ms is below initial ({} ms); the cap must be >= the first delay",
+                          backoff.max.count(), backoff.initial.count()));
+  }
+}
+
+void read_streams(ConfigReader& r, const json& doc, MonitorConfig& c) {
+  if (!doc.contains("streams") || doc["streams"].is_null()) return;
+  const json& list = doc["streams"];
+  if (!list.is_array()) {
+    r.problem("streams", "expected a list of streams, each with at least id and uri");
+    return;
+  }
+  std::map<std::string, size_t> first_index;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = ConfigReader::index("streams", i);
+    StreamConfig s = read_stream(r, list[i], path);
+    if (!s.id.empty()) {
+      const auto [it, fresh] = first_index.emplace(s.id, i);
+      if (!fresh) {
+        r.problem(ConfigReader::join(path, "id"),
+                  fmt::format("duplicate id \"{}\" (also streams[{}].id); ids must be unique", s.id,
+                              it->second));
+      }
+    }
+    c.streams.push_back(std::move(s));
+  }
+}
+
+// A stream without a model of its own needs the default one.
+void check_every_stream_has_a_model(ConfigReader& r, const MonitorConfig& c) {
+  if (!c.defaults.model.empty()) return;
+  for (size_t i = 0; i < c.streams.size(); ++i) {
+    if (!c.streams[i].model) {
+      r.problem("model",
+                fmt::format("missing: streams[{}] ({}) has no model of its own; set a default "
+                            "model (e.g. model: yolo26n.pt) or one per stream",
+                            i, c.streams[i].id));
+      return;
+    }
+  }
+}
+
 MonitorConfig read_config(ConfigReader& r, const json& doc) {
-  using R = ConfigReader;
   MonitorConfig c;
   if (!r.object(doc, "",
                 with(kInferenceKeys, {"batching", "http", "rtsp", "outputs", "supervision",
@@ -122,121 +242,14 @@ MonitorConfig read_config(ConfigReader& r, const json& doc) {
   if (d.iou) c.defaults.iou = *d.iou;
   if (d.classes) c.defaults.classes = *d.classes;
   if (d.inference_interval) c.defaults.inference_interval = *d.inference_interval;
-
-  const json empty = json::object();
-  const auto section = [&](const char* key) -> const json& {
-    return doc.contains(key) && !doc[key].is_null() ? doc[key] : empty;
-  };
-
-  if (const json& b = section("batching");
-      r.object(b, "batching", {"batch_size", "batch_timeout"})) {
-    if (auto v = r.integer(b, "batching", "batch_size", 1, 256)) c.batching.batch_size = int(*v);
-    if (auto v = r.duration(b, "batching", "batch_timeout", milliseconds(0))) {
-      c.batching.batch_timeout = *v;
-    }
-  }
-  if (const json& h = section("http"); r.object(h, "http", {"bind", "port", "token"})) {
-    if (auto v = r.string(h, "http", "bind")) c.http.bind = *v;
-    if (auto v = r.integer(h, "http", "port", 0, 65535)) c.http.port = int(*v);
-    if (auto v = r.string(h, "http", "token", true)) c.http.token = *v;
-  }
-  if (const json& s = section("rtsp"); r.object(s, "rtsp", {"transport", "latency"})) {
-    if (auto v = r.string(s, "rtsp", "transport")) {
-      if (*v == "tcp" || *v == "auto") {
-        c.rtsp.tcp = *v == "tcp";
-      } else {
-        r.problem(
-            "rtsp.transport",
-            fmt::format("\"{}\" is not a transport; use tcp (default) or auto (UDP first)", *v));
-      }
-    }
-    if (auto v = r.duration(s, "rtsp", "latency", milliseconds(0))) c.rtsp.latency = *v;
-  }
-  if (const json& o = section("outputs"); r.object(o, "outputs", {"jsonl", "snapshots"})) {
-    const json& j = o.contains("jsonl") && !o["jsonl"].is_null() ? o["jsonl"] : empty;
-    if (r.object(j, "outputs.jsonl", {"path", "max_bytes", "keep_files"})) {
-      if (auto v = r.string(j, "outputs.jsonl", "path", true)) c.outputs.jsonl.path = *v;
-      if (auto v = r.bytes(j, "outputs.jsonl", "max_bytes")) c.outputs.jsonl.max_bytes = *v;
-      if (auto v = r.integer(j, "outputs.jsonl", "keep_files", 0, 1000)) {
-        c.outputs.jsonl.keep_files = int(*v);
-      }
-    }
-    const json& s = o.contains("snapshots") && !o["snapshots"].is_null() ? o["snapshots"] : empty;
-    if (r.object(s, "outputs.snapshots",
-                 {"directory", "interval", "keep_per_stream", "live_interval"})) {
-      if (auto v = r.string(s, "outputs.snapshots", "directory", true)) {
-        c.outputs.snapshots.directory = *v;
-      }
-      if (auto v = r.duration(s, "outputs.snapshots", "interval", milliseconds(100))) {
-        c.outputs.snapshots.interval = *v;
-      }
-      if (auto v = r.integer(s, "outputs.snapshots", "keep_per_stream", 1, 1000000)) {
-        c.outputs.snapshots.keep_per_stream = int(*v);
-      }
-      if (auto v = r.duration(s, "outputs.snapshots", "live_interval", milliseconds(0))) {
-        c.outputs.snapshots.live_interval = *v;
-      }
-    }
-  }
-  if (const json& s = section("supervision");
-      r.object(s, "supervision", {"stall_timeout", "start_timeout", "backoff", "max_retries"})) {
-    const std::string p = "supervision";
-    if (auto v = r.duration(s, p, "stall_timeout", milliseconds(100))) {
-      c.supervision.stall_timeout = *v;
-    }
-    if (auto v = r.duration(s, p, "start_timeout", milliseconds(100))) {
-      c.supervision.start_timeout = *v;
-    }
-    if (auto v = r.integer(s, p, "max_retries", 0, 1000000)) c.supervision.max_retries = int(*v);
-    const json& b = s.contains("backoff") && !s["backoff"].is_null() ? s["backoff"] : empty;
-    const std::string bp = "supervision.backoff";
-    if (r.object(b, bp, {"initial", "max", "jitter"})) {
-      auto& backoff = c.supervision.backoff;
-      if (auto v = r.duration(b, bp, "initial", milliseconds(1))) backoff.initial = *v;
-      if (auto v = r.duration(b, bp, "max", milliseconds(1))) backoff.max = *v;
-      if (auto v = r.number(b, bp, "jitter", 0.0, 1.0)) backoff.jitter = *v;
-      if (backoff.max < backoff.initial) {
-        r.problem(R::join(bp, "max"),
-                  fmt::format("{} ms is below initial ({} ms); the cap must be >= the first delay",
-                              backoff.max.count(), backoff.initial.count()));
-      }
-    }
-  }
+  read_batching(r, section_of(doc, "batching"), c);
+  read_http(r, section_of(doc, "http"), c);
+  read_rtsp(r, section_of(doc, "rtsp"), c);
+  read_outputs(r, section_of(doc, "outputs"), c);
+  read_supervision(r, section_of(doc, "supervision"), c);
   if (auto v = r.string(doc, "", "state_file", true)) c.state_file = *v;
-
-  if (doc.contains("streams") && !doc["streams"].is_null()) {
-    const json& list = doc["streams"];
-    if (!list.is_array()) {
-      r.problem("streams", "expected a list of streams, each with at least id and uri");
-    } else {
-      std::map<std::string, size_t> first_index;
-      for (size_t i = 0; i < list.size(); ++i) {
-        const std::string path = R::index("streams", i);
-        StreamConfig s = read_stream(r, list[i], path);
-        if (!s.id.empty()) {
-          const auto [it, fresh] = first_index.emplace(s.id, i);
-          if (!fresh) {
-            r.problem(R::join(path, "id"),
-                      fmt::format("duplicate id \"{}\" (also streams[{}].id); ids must be unique",
-                                  s.id, it->second));
-          }
-        }
-        c.streams.push_back(std::move(s));
-      }
-    }
-  }
-  // A stream without a model of its own needs the default one.
-  if (c.defaults.model.empty()) {
-    for (size_t i = 0; i < c.streams.size(); ++i) {
-      if (!c.streams[i].model) {
-        r.problem("model",
-                  fmt::format("missing: streams[{}] ({}) has no model of its own; set a default "
-                              "model (e.g. model: yolo26n.pt) or one per stream",
-                              i, c.streams[i].id));
-        break;
-      }
-    }
-  }
+  read_streams(r, doc, c);
+  check_every_stream_has_a_model(r, c);
   return c;
 }
 

@@ -52,6 +52,50 @@ std::string value_text(double v, bool normalize) {
   return normalize ? fmt::format("{:.2f}", v) : fmt::format("{}", static_cast<long long>(v));
 }
 
+// Tick labels of the shown rows: names (and "background") below kMaxNamedRows rows, else
+// indices at nice steps (the other rows unlabelled).
+std::vector<std::string> tick_labels(const std::vector<int>& idx, int nc,
+                                     const std::map<int, std::string>& names) {
+  const int n = static_cast<int>(idx.size());
+  std::vector<std::string> labels(idx.size());
+  if (n < kMaxNamedRows) {
+    for (int i = 0; i < n; ++i) {
+      const auto it = names.find(idx[i]);
+      labels[i] = idx[i] == nc        ? "background"
+                  : it == names.end() ? std::to_string(idx[i])
+                                      : it->second;
+    }
+  } else {
+    for (double t : chart::nice_ticks(0, n - 1, 8))
+      labels[static_cast<int>(t)] = fmt::format("{}", t);
+  }
+  return labels;
+}
+
+struct BarStyle {
+  int tick_length, label_gap;
+  double text_scale;
+  int thickness;
+};
+
+// The colour bar from 0 (bottom) to vmax (top), with its ticks labelled on the right.
+void draw_colour_bar(cv::Mat& img, const cv::Rect& bar, double vmax,
+                     const std::vector<double>& ticks, const BarStyle& style) {
+  for (int y = 0; y < bar.height; ++y) {
+    const double t = bar.height > 1 ? 1.0 - static_cast<double>(y) / (bar.height - 1) : 1.0;
+    cv::line(img, {bar.x, bar.y + y}, {bar.br().x - 1, bar.y + y}, blues(t));
+  }
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
+  for (double t : ticks) {
+    const int y = bar.br().y - 1 - static_cast<int>(std::lround(t / vmax * (bar.height - 1)));
+    cv::line(img, {bar.br().x, y}, {bar.br().x + style.tick_length, y}, chart::kBlack,
+             style.thickness);
+    chart::draw_text(img, chart::tick_label(t, step),
+                     {bar.br().x + style.tick_length + style.label_gap, y}, style.text_scale,
+                     chart::kBlack, style.thickness, chart::Align::kStart, chart::Align::kCentre);
+  }
+}
+
 }  // namespace
 
 cv::Mat plot_confusion_matrix(const metrics::ConfusionMatrix& matrix,
@@ -73,19 +117,7 @@ cv::Mat plot_confusion_matrix(const metrics::ConfusionMatrix& matrix,
   }
   if (vmax <= 0) vmax = 1;
 
-  // Tick labels: names (and "background") below 99 rows, else indices at nice steps.
-  std::vector<std::string> labels(n);
-  if (n < kMaxNamedRows) {
-    for (int i = 0; i < n; ++i) {
-      const auto it = names.find(idx[i]);
-      labels[i] = idx[i] == nc        ? "background"
-                  : it == names.end() ? std::to_string(idx[i])
-                                      : it->second;
-    }
-  } else {
-    for (double t : chart::nice_ticks(0, n - 1, 8))
-      labels[static_cast<int>(t)] = fmt::format("{}", t);
-  }
+  const std::vector<std::string> labels = tick_labels(idx, nc, names);
 
   cv::Mat img(kConfusionPlotHeight, kConfusionPlotWidth, CV_8UC3, chart::kWhite);
   const double s = kConfusionPlotHeight / 1080.0;
@@ -164,18 +196,8 @@ cv::Mat plot_confusion_matrix(const metrics::ConfusionMatrix& matrix,
   chart::draw_text_upwards(img, "Predicted", {2 * gap, origin.y + side / 2}, label_scale,
                            chart::kBlack, bold, Align::kStart, Align::kCentre);
 
-  // Colour bar from 0 (bottom) to the largest value (top), with its ticks.
   const cv::Rect bar(origin.x + side + 4 * gap, origin.y, bar_width, side);
-  for (int y = 0; y < bar.height; ++y) {
-    const double t = bar.height > 1 ? 1.0 - static_cast<double>(y) / (bar.height - 1) : 1.0;
-    cv::line(img, {bar.x, bar.y + y}, {bar.br().x - 1, bar.y + y}, blues(t));
-  }
-  for (double t : bar_ticks) {
-    const int y = bar.br().y - 1 - static_cast<int>(std::lround(t / vmax * (bar.height - 1)));
-    cv::line(img, {bar.br().x, y}, {bar.br().x + tick_length, y}, chart::kBlack, thin);
-    chart::draw_text(img, chart::tick_label(t, bar_step), {bar.br().x + tick_length + gap / 2, y},
-                     bar_scale, chart::kBlack, thin, Align::kStart, Align::kCentre);
-  }
+  draw_colour_bar(img, bar, vmax, bar_ticks, {tick_length, gap / 2, bar_scale, thin});
   return img;
 }
 
