@@ -34,7 +34,7 @@
 #include "yolo/runtime/device_preprocess.h"
 #include "yolo/runtime/frame_view.h"
 #include "yolo/runtime/letterbox.h"
-#include "yolo/runtime/metrics_registry.h"
+#include "yolo/serving/metrics_registry.h"
 #include "yolo/runtime/postprocess.h"
 
 namespace at {

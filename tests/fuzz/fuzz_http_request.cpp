@@ -13,9 +13,9 @@
 #include <string>
 
 #include "http_api.h"
-#include "yolo/runtime/metrics_registry.h"
-#include "yolo/runtime/results_store.h"
-#include "yolo/runtime/stream_control.h"
+#include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/results_store.h"
+#include "yolo/serving/stream_control.h"
 
 namespace {
 

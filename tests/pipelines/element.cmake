@@ -12,7 +12,7 @@ add_dependencies(test_yolo_overlay gstyolo)
 # Whole pipelines: gst-launch-1.0 to EOS, the leaks tracer, the HTTP endpoint while playing.
 yolo_add_test(NAME test_yolo_pipeline LABEL integration
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_pipeline.cpp
-  LIBS yolo_runtime yolo_synth PkgConfig::GST_CHECK PkgConfig::HTTPLIB nlohmann_json::nlohmann_json)
+  LIBS yolo_serving yolo_synth PkgConfig::GST_CHECK PkgConfig::HTTPLIB nlohmann_json::nlohmann_json)
 add_dependencies(test_yolo_pipeline gstyolo)
 # A model trained by yolo-trainer detects the synthetic video's shapes through the element.
 yolo_add_test(NAME test_yolo_detect LABEL slow TIMEOUT 1800

@@ -14,10 +14,10 @@
 
 #include "run_command.h"
 #include "yolo/monitor/dashboard.h"
-#include "yolo/runtime/http_server.h"
-#include "yolo/runtime/results_store.h"
-#include "yolo/runtime/snapshot_store.h"
-#include "yolo/runtime/stream_control.h"
+#include "yolo/serving/http_server.h"
+#include "yolo/serving/results_store.h"
+#include "yolo/serving/snapshot_store.h"
+#include "yolo/serving/stream_control.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

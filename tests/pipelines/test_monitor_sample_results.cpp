@@ -15,8 +15,8 @@
 #include "yolo/monitor/result_sink.h"
 #include "yolo/monitor/sample_results.h"
 #include "yolo/monitor/snapshot_archive.h"
-#include "yolo/runtime/results_store.h"
-#include "yolo/runtime/snapshot_store.h"
+#include "yolo/serving/results_store.h"
+#include "yolo/serving/snapshot_store.h"
 
 namespace {
 

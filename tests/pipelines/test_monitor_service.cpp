@@ -19,7 +19,7 @@
 #include "rtsp_test_server.h"
 #include "test_files.h"
 #include "yolo/monitor/monitor_service.h"
-#include "yolo/runtime/results_store.h"
+#include "yolo/serving/results_store.h"
 
 using namespace std::chrono_literals;
 using json = nlohmann::json;

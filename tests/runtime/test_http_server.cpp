@@ -20,11 +20,11 @@
 #include <thread>
 
 #include "raw_http.h"
-#include "yolo/runtime/http_server.h"
-#include "yolo/runtime/metrics_registry.h"
-#include "yolo/runtime/results_store.h"
-#include "yolo/runtime/runtime_metrics.h"
-#include "yolo/runtime/snapshot_store.h"
+#include "yolo/serving/http_server.h"
+#include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/results_store.h"
+#include "yolo/serving/runtime_metrics.h"
+#include "yolo/serving/snapshot_store.h"
 
 using namespace std::chrono_literals;
 using json = nlohmann::json;

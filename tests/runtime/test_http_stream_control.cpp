@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "raw_http.h"
-#include "yolo/runtime/http_server.h"
-#include "yolo/runtime/results_store.h"
-#include "yolo/runtime/snapshot_store.h"
-#include "yolo/runtime/stream_control.h"
+#include "yolo/serving/http_server.h"
+#include "yolo/serving/results_store.h"
+#include "yolo/serving/snapshot_store.h"
+#include "yolo/serving/stream_control.h"
 
 using namespace std::chrono_literals;
 using json = nlohmann::json;

@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "yolo/runtime/batcher.h"
-#include "yolo/runtime/metrics_registry.h"
-#include "yolo/runtime/runtime_metrics.h"
+#include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/runtime_metrics.h"
 
 using namespace std::chrono_literals;
 using yolo::MetricType;

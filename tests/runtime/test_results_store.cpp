@@ -5,7 +5,7 @@
 #include <atomic>
 #include <thread>
 
-#include "yolo/runtime/results_store.h"
+#include "yolo/serving/results_store.h"
 
 using namespace std::chrono_literals;
 

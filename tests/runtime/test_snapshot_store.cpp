@@ -5,7 +5,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "yolo/runtime/snapshot_store.h"
+#include "yolo/serving/snapshot_store.h"
 
 namespace {
 

@@ -13,10 +13,10 @@
 #include "yolo/monitor/result_sink.h"
 #include "yolo/monitor/snapshot_archive.h"
 #include "yolo/monitor/stream_state_file.h"
-#include "yolo/runtime/http_server.h"
-#include "yolo/runtime/metrics_registry.h"
-#include "yolo/runtime/results_store.h"
-#include "yolo/runtime/snapshot_store.h"
+#include "yolo/serving/http_server.h"
+#include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/results_store.h"
+#include "yolo/serving/snapshot_store.h"
 
 namespace yolo::monitor {
 namespace {

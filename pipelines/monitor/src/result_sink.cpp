@@ -7,8 +7,8 @@
 #include "yolo/monitor/jsonl_writer.h"
 #include "yolo/monitor/sample_results.h"
 #include "yolo/monitor/snapshot_archive.h"
-#include "yolo/runtime/results_store.h"
-#include "yolo/runtime/snapshot_store.h"
+#include "yolo/serving/results_store.h"
+#include "yolo/serving/snapshot_store.h"
 
 namespace yolo::monitor {
 

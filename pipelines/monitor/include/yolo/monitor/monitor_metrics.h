@@ -17,7 +17,7 @@
 #include <set>
 #include <string>
 
-#include "yolo/runtime/metrics_registry.h"
+#include "yolo/serving/metrics_registry.h"
 
 namespace yolo::monitor {
 

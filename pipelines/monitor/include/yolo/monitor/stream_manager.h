@@ -28,7 +28,7 @@
 #include "yolo/monitor/source_description.h"
 #include "yolo/monitor/stream_state_file.h"
 #include "yolo/monitor/stream_supervisor.h"
-#include "yolo/runtime/stream_control.h"
+#include "yolo/serving/stream_control.h"
 
 namespace yolo::monitor {
 

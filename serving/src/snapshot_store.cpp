@@ -1,4 +1,4 @@
-#include "yolo/runtime/snapshot_store.h"
+#include "yolo/serving/snapshot_store.h"
 
 #include "yolo/runtime/annotate.h"
 

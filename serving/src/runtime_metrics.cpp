@@ -1,4 +1,4 @@
-#include "yolo/runtime/runtime_metrics.h"
+#include "yolo/serving/runtime_metrics.h"
 
 #include <algorithm>
 

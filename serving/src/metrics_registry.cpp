@@ -1,4 +1,4 @@
-#include "yolo/runtime/metrics_registry.h"
+#include "yolo/serving/metrics_registry.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>

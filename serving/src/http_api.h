@@ -10,7 +10,7 @@
 #include <chrono>
 #include <string>
 
-#include "yolo/runtime/http_server.h"
+#include "yolo/serving/http_server.h"
 
 namespace yolo {
 

@@ -1,4 +1,4 @@
-#include "yolo/runtime/results_store.h"
+#include "yolo/serving/results_store.h"
 
 #include <fmt/format.h>
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "yolo/runtime/metrics_registry.h"
+#include "yolo/serving/metrics_registry.h"
 
 namespace yolo {
 

@@ -12,10 +12,10 @@
 
 #include "client_connection.h"
 #include "yolo/core/version.h"
-#include "yolo/runtime/metrics_registry.h"
-#include "yolo/runtime/results_store.h"
-#include "yolo/runtime/snapshot_store.h"
-#include "yolo/runtime/stream_control.h"
+#include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/results_store.h"
+#include "yolo/serving/snapshot_store.h"
+#include "yolo/serving/stream_control.h"
 
 namespace yolo::http {
 namespace {

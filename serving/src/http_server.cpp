@@ -1,6 +1,6 @@
 // HttpServer: binding, worker threads, limits, bearer-token check, JSON for every error, and the
 // start/stop lifecycle around cpp-httplib. The endpoints themselves are in http_api.cpp.
-#include "yolo/runtime/http_server.h"
+#include "yolo/serving/http_server.h"
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -22,9 +22,9 @@
 #include "elastic_thread_pool.h"
 #include "http_api.h"
 #include "yolo/core/strings.h"
-#include "yolo/runtime/metrics_registry.h"
-#include "yolo/runtime/runtime_metrics.h"
-#include "yolo/runtime/stream_control.h"
+#include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/runtime_metrics.h"
+#include "yolo/serving/stream_control.h"
 
 namespace yolo {
 namespace {
