@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "yolo/core/log.h"
+#include "yolo/core/main_guard.h"
 #include "yolo/core/system_info.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/detection_model.h"
@@ -119,9 +120,7 @@ std::vector<cv::Mat> decode(const fs::path& video) {
   return frames;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   yolo::log::init();
   gst_init(&argc, &argv);
   const Args args = parse(argc, argv);
@@ -187,4 +186,10 @@ int main(int argc, char** argv) {
   for (const auto& r : rows)
     fmt::print("| {:<50} | {:>9.1f} | {:>16.2f}x |\n", r.what, r.fps, r.fps / rows[0].fps);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return yolo::run_guarded([&] { return run(argc, argv); });
 }

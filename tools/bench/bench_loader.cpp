@@ -18,6 +18,7 @@
 
 #include "bench_clock.h"
 #include "yolo/core/log.h"
+#include "yolo/core/main_guard.h"
 #include "yolo/core/system_info.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/synth/synthetic_data.h"
@@ -50,9 +51,7 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   yolo::log::init();
   Args args = parse(argc, argv);
   yolo::apply_thread_setting(0);
@@ -134,4 +133,10 @@ int main(int argc, char** argv) {
   fmt::print("\nPlots: {} and {}\n", (args.out / "labels.jpg").string(),
              (args.out / "train_batch0.jpg").string());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return yolo::run_guarded([&] { return run(argc, argv); });
 }

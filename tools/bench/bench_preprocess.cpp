@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "yolo/core/log.h"
+#include "yolo/core/main_guard.h"
 #include "yolo/core/system_info.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/runtime/batcher.h"
@@ -223,9 +224,7 @@ void batching_table(const Args& a) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   yolo::log::init();
   const Args a = parse(argc, argv);
   yolo::apply_thread_setting(a.threads);
@@ -233,4 +232,10 @@ int main(int argc, char** argv) {
   preprocessing_table(a.runs);
   batching_table(a);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return yolo::run_guarded([&] { return run(argc, argv); });
 }

@@ -16,6 +16,7 @@
 #include <opencv2/core.hpp>
 
 #include "yolo/core/log.h"
+#include "yolo/core/main_guard.h"
 #include "yolo/core/system_info.h"
 #include "yolo/runtime/engine.h"
 #include "yolo/runtime/image_detect.h"
@@ -39,9 +40,7 @@ double median_ms(int runs, Fn&& fn) {
   return t[t.size() / 2];
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   yolo::log::init();
   int imgsz = 640, runs = 10;
   fs::path out = "runs/bench/runtime";
@@ -108,4 +107,10 @@ int main(int argc, char** argv) {
     fmt::print("| {:<36} | {:>9.2f} | {:>14.3f}x |\n", r.what, r.ms, r.ms / rows[0].ms);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return yolo::run_guarded([&] { return run(argc, argv); });
 }

@@ -20,6 +20,7 @@
 #include "bench_clock.h"
 #include "yolo/core/allocator_tuning.h"
 #include "yolo/core/log.h"
+#include "yolo/core/main_guard.h"
 #include "yolo/core/system_info.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/synth/synthetic_data.h"
@@ -53,9 +54,7 @@ struct Variant {
   bool onednn = true;  // false: LibTorch's own im2col + BLAS convolutions
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   Args args;
   CLI::App app{"bench_train_step: where a CPU training step's time goes (docs/benchmarks.md)"};
   app.add_option("--model", args.model, "model YAML")->capture_default_str();
@@ -174,4 +173,10 @@ int main(int argc, char** argv) {
         ips / base_ips);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return yolo::run_guarded([&] { return run(argc, argv); });
 }

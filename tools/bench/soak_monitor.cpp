@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "yolo/core/main_guard.h"
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 extern char** environ;
@@ -65,9 +67,7 @@ long rss_kib(pid_t pid) {
   return -1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   gst_init(&argc, &argv);
   const Args args = parse(argc, argv);
   fs::create_directories(args.out);
@@ -179,4 +179,10 @@ int main(int argc, char** argv) {
       last_src ? 100.0 * (last_src - last_inf) / last_src : 0.0,
       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return yolo::run_guarded([&] { return run(argc, argv); });
 }

@@ -19,6 +19,7 @@
 
 #include "pickle_file.h"
 #include "yolo/core/log.h"
+#include "yolo/core/main_guard.h"
 #include "yolo/trainer/data_loader.h"
 #include "yolo/trainer/dataset.h"
 
@@ -40,9 +41,7 @@ void write_batch(const fs::path& path, const yolo::Batch& b) {
   yolo::parity::write_pickle(path, c10::IValue(d));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
+int run(int argc, char** argv) {
   Args a;
   CLI::App app{"parity_dump_loader_batches: our loader's training batches as files"};
   app.add_option("--data", a.data, "dataset YAML")->required();
@@ -76,7 +75,10 @@ int main(int argc, char** argv) try {
   }
   fmt::print("{} batches of {} epochs in {}\n", written, a.epochs, out.string());
   return 0;
-} catch (const std::exception& e) {
-  fmt::print(stderr, "parity_dump_loader_batches: {}\n", e.what());
-  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return yolo::run_guarded([&] { return run(argc, argv); });
 }

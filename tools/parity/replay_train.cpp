@@ -29,6 +29,7 @@
 
 #include "pickle_file.h"
 #include "yolo/core/log.h"
+#include "yolo/core/main_guard.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/trainer/command_line.h"
 #include "yolo/trainer/config.h"
@@ -65,9 +66,7 @@ void load_state(yolo::DetectionModelImpl& m, const fs::path& path) {
   for (auto& b : m.named_buffers()) copy(b.key(), b.value());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
+int run(int argc, char** argv) {
   std::string batches, init, dump;
   int dump_steps = 8, dump_every = 1;
   bool stop_after_dump = false, use_double = false;
@@ -124,7 +123,10 @@ int main(int argc, char** argv) try {
   fmt::print("trained {} epochs on {}; mAP50 {:.4f} mAP50-95 {:.4f}\n", r.epochs_completed, batches,
              r.map50, r.map50_95);
   return 0;
-} catch (const std::exception& e) {
-  fmt::print(stderr, "parity_replay_train: {}\n", e.what());
-  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return yolo::run_guarded([&] { return run(argc, argv); });
 }

@@ -9,6 +9,7 @@
 #include "yolo/core/device.h"
 #include "yolo/core/error.h"
 #include "yolo/core/log.h"
+#include "yolo/core/main_guard.h"
 #include "yolo/core/system_info.h"
 #include "yolo/core/version.h"
 #include "yolo/models/checkpoint.h"
@@ -79,14 +80,6 @@ int run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   yolo::log::init();
-  std::vector<std::string> args(argv + 1, argv + argc);
-  try {
-    return run(args);
-  } catch (const yolo::Error& e) {
-    spdlog::error("{}", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitFailure;
-  }
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  return yolo::run_guarded([&] { return run(args); });
 }
