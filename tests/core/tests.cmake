@@ -1,0 +1,7 @@
+# Tests of core/; included from tests/CMakeLists.txt.
+set(_dir ${CMAKE_CURRENT_LIST_DIR})
+yolo_add_test(NAME test_device LABEL unit SOURCES ${_dir}/test_device.cpp LIBS yolo_core)
+yolo_add_test(NAME test_atomic_file LABEL unit SOURCES ${_dir}/test_atomic_file.cpp LIBS yolo_core)
+yolo_add_test(NAME test_strings LABEL unit SOURCES ${_dir}/test_strings.cpp LIBS yolo_core)
+yolo_add_test(NAME test_progress_bar LABEL unit SOURCES ${_dir}/test_progress_bar.cpp
+  LIBS yolo_core)

@@ -1,0 +1,12 @@
+# Faults: what a full disk or a killed process must not break (label faults); included from
+# tests/CMakeLists.txt. (Hostile input is the fuzz targets' job: fuzz/.)
+set(_dir ${CMAKE_CURRENT_LIST_DIR})
+yolo_add_test(NAME test_disk_full LABEL faults SOURCES ${_dir}/test_disk_full.cpp LIBS yolo_core
+  TIMEOUT 600)
+target_compile_definitions(test_disk_full PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
+add_dependencies(test_disk_full yolo-trainer)
+yolo_add_test(NAME test_killed_training LABEL faults SOURCES ${_dir}/test_killed_training.cpp
+  LIBS yolo_core TIMEOUT 900)
+target_compile_definitions(test_killed_training PRIVATE
+  YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
+add_dependencies(test_killed_training yolo-trainer)

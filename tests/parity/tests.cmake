@@ -1,0 +1,20 @@
+# Parity with Ultralytics run as an oracle (label parity; skipped without the ultralytics package
+# in the test Python: tools/install-deps.sh --oracle); included from tests/CMakeLists.txt.
+set(_dir ${CMAKE_CURRENT_LIST_DIR})
+yolo_add_test(NAME test_schedule_parity LABEL parity SOURCES ${_dir}/test_schedule_parity.cpp
+  LIBS yolo_trainer TIMEOUT 600)
+yolo_add_test(NAME test_gradient_parity LABEL parity SOURCES ${_dir}/test_gradient_parity.cpp
+  LIBS yolo_trainer TIMEOUT 600)
+yolo_add_test(NAME test_loop_parity LABEL parity SOURCES ${_dir}/test_loop_parity.cpp
+  LIBS yolo_trainer TIMEOUT 600)
+target_include_directories(test_loop_parity PRIVATE ${PROJECT_SOURCE_DIR}/tools/parity)
+yolo_add_test(NAME test_dataset_sharing LABEL parity SOURCES ${_dir}/test_dataset_sharing.cpp
+  LIBS yolo_trainer)
+yolo_add_test(NAME test_init_parity LABEL parity SOURCES ${_dir}/test_init_parity.cpp
+  LIBS yolo_trainer)
+yolo_add_test(NAME test_augmentation_parity LABEL parity
+  SOURCES ${_dir}/test_augmentation_parity.cpp LIBS yolo_trainer TIMEOUT 600)
+yolo_add_test(NAME test_val_parity LABEL parity SOURCES ${_dir}/test_val_parity.cpp
+  LIBS yolo_synth TIMEOUT 900)
+target_compile_definitions(test_val_parity PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
+add_dependencies(test_val_parity yolo-trainer)
