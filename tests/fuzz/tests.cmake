@@ -1,6 +1,7 @@
-# Fuzzing (label fuzz), included from tests/CMakeLists.txt: libFuzzer targets for every parser of outside bytes, built by clang as a
-# project of their own (this folder's CMakeLists.txt), each run for a few seconds on its seed corpus. Without clang
-# and its libFuzzer runtime (tools/install-deps.sh installs both) they are left out with a note.
+# Fuzzing (label fuzz), included from tests/CMakeLists.txt: libFuzzer targets for every parser
+# of outside bytes, built by clang as a project of their own (this folder's CMakeLists.txt), each
+# run for a few seconds on its seed corpus. Without clang and its libFuzzer runtime
+# (tools/install-deps.sh installs both) they are left out with a note.
 option(YOLO_BUILD_FUZZERS "Build the libFuzzer targets of tests/fuzz with clang" ON)
 set(YOLO_FUZZ_SECONDS 10 CACHE STRING "Seconds each fuzz target runs under ctest")
 if(YOLO_BUILD_FUZZERS)
