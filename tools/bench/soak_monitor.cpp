@@ -24,8 +24,6 @@
 #include <thread>
 #include <vector>
 
-#include "yolo/core/main_guard.h"
-
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 extern char** environ;
@@ -67,7 +65,9 @@ long rss_kib(pid_t pid) {
   return -1;
 }
 
-int run(int argc, char** argv) {
+}  // namespace
+
+int main(int argc, char** argv) {
   gst_init(&argc, &argv);
   const Args args = parse(argc, argv);
   fs::create_directories(args.out);
@@ -179,10 +179,4 @@ int run(int argc, char** argv) {
       last_src ? 100.0 * (last_src - last_inf) / last_src : 0.0,
       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   return 0;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  return yolo::run_guarded([&] { return run(argc, argv); });
 }
