@@ -53,12 +53,10 @@ enum {
   PROP_STATS,
 };
 
-#define YOLO_CAPS GST_VIDEO_CAPS_MAKE("{ RGB, BGR, RGBx, BGRx, RGBA, BGRA, NV12, I420 }")
-
 static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_CAPS));
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_VIDEO_CAPS));
 static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_CAPS));
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_VIDEO_CAPS));
 
 G_DEFINE_TYPE(GstYolo, gst_yolo, GST_TYPE_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(yolo, "yolo", GST_RANK_NONE, GST_TYPE_YOLO)
@@ -330,8 +328,7 @@ gboolean propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, Gst
   if (!GST_BASE_TRANSFORM_CLASS(gst_yolo_parent_class)->propose_allocation(trans, decide_query, q))
     return FALSE;
   // Upstream may send padded frames (GstVideoMeta) and the frames come back with ROI metas.
-  gst_query_add_allocation_meta(q, GST_VIDEO_META_API_TYPE, nullptr);
-  gst_query_add_allocation_meta(q, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE, nullptr);
+  yolo::gst::add_frame_metas(q);
   return TRUE;
 }
 

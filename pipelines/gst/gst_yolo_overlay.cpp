@@ -40,12 +40,10 @@ constexpr gint kDefaultLineWidth = 0;
 
 }  // namespace
 
-#define YOLO_OVERLAY_CAPS GST_VIDEO_CAPS_MAKE("{ RGB, BGR, RGBx, BGRx, RGBA, BGRA, NV12, I420 }")
-
-static GstStaticPadTemplate overlay_sink_template = GST_STATIC_PAD_TEMPLATE(
-    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_OVERLAY_CAPS));
+static GstStaticPadTemplate overlay_sink_template =
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_VIDEO_CAPS));
 static GstStaticPadTemplate overlay_src_template =
-    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_OVERLAY_CAPS));
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_VIDEO_CAPS));
 
 G_DEFINE_TYPE(GstYoloOverlay, gst_yolo_overlay, GST_TYPE_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(yolooverlay, "yolooverlay", GST_RANK_NONE, GST_TYPE_YOLO_OVERLAY)
@@ -141,8 +139,7 @@ gboolean propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, Gst
   if (!GST_BASE_TRANSFORM_CLASS(gst_yolo_overlay_parent_class)
            ->propose_allocation(trans, decide_query, q))
     return FALSE;
-  gst_query_add_allocation_meta(q, GST_VIDEO_META_API_TYPE, nullptr);
-  gst_query_add_allocation_meta(q, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE, nullptr);
+  yolo::gst::add_frame_metas(q);
   return TRUE;
 }
 

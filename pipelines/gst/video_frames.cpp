@@ -1,5 +1,7 @@
 #include "video_frames.h"
 
+#include <gst/video/gstvideometa.h>
+
 #include <algorithm>
 #include <cstring>
 #include <opencv2/imgproc.hpp>
@@ -82,6 +84,12 @@ std::optional<PixelFormat> pixel_format_of(GstVideoFormat format) {
     default:
       return std::nullopt;
   }
+}
+
+void add_frame_metas(GstQuery* allocation_query) {
+  gst_query_add_allocation_meta(allocation_query, GST_VIDEO_META_API_TYPE, nullptr);
+  gst_query_add_allocation_meta(allocation_query, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE,
+                                nullptr);
 }
 
 bool frame_size_supported(GstElement* element, PixelFormat format, const GstVideoInfo& info) {

@@ -14,9 +14,16 @@
 #include "yolo/runtime/device_preprocess.h"
 #include "yolo/runtime/frame_view.h"
 
+// The raw video both elements take and give (pad templates).
+#define YOLO_VIDEO_CAPS GST_VIDEO_CAPS_MAKE("{ RGB, BGR, RGBx, BGRx, RGBA, BGRA, NV12, I420 }")
+
 namespace yolo::gst {
 
 std::optional<PixelFormat> pixel_format_of(GstVideoFormat format);
+
+// The metas an in-place element of this plugin accepts and passes on, added to an allocation
+// query: GstVideoMeta (padded frames are read in place) and the ROI metas.
+void add_frame_metas(GstQuery* allocation_query);
 
 // False, with an element error that says what to put before `element`, for frames it cannot
 // take: NV12/I420 of odd width or height (their chroma planes would be cut).

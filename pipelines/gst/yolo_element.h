@@ -34,8 +34,8 @@
 #include "yolo/runtime/device_preprocess.h"
 #include "yolo/runtime/frame_view.h"
 #include "yolo/runtime/letterbox.h"
-#include "yolo/serving/metrics_registry.h"
 #include "yolo/runtime/postprocess.h"
+#include "yolo/serving/metrics_registry.h"
 
 namespace at {
 class Tensor;

@@ -1,4 +1,4 @@
-// Private to the runtime: the /api/v1 endpoint handlers and the JSON response helpers that
+// Private to the serving layer: the /api/v1 endpoint handlers and the JSON response helpers that
 // HttpServer wires into cpp-httplib. Kept apart from the server's lifecycle (binding, threads,
 // auth, error mapping) so that each file has one job.
 #pragma once
@@ -13,12 +13,6 @@
 #include "yolo/serving/http_server.h"
 
 namespace yolo {
-
-class MetricsRegistry;
-class ResultsStore;
-class SnapshotStore;
-class StreamControl;
-
 namespace http {
 
 inline constexpr char kApiPrefix[] = "/api/v1";

@@ -1,4 +1,4 @@
-// The runtime's HTTP endpoint (API reference: docs/http-api.md). Serves, under /api/v1:
+// The HTTP endpoint of the serving layer (API reference: docs/http-api.md). Serves, under /api/v1:
 //   GET /health                                 liveness (open even when a token is set)
 //   GET /streams                                streams and their latest sequence numbers
 //                                               (with a StreamControl: also state and stats)
