@@ -3,12 +3,11 @@
 
 #include <chrono>
 
+#include "yolo/core/stopwatch.h"
+
 namespace yolo::bench {
 
 using Clock = std::chrono::steady_clock;
-
-inline double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using yolo::seconds_since;
 
 }  // namespace yolo::bench

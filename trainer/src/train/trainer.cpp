@@ -13,6 +13,7 @@
 #include "train/trainer_state.h"
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/progress_bar.h"
+#include "yolo/core/stopwatch.h"
 #include "yolo/trainer/multi_scale.h"
 #include "yolo/trainer/plots.h"
 
@@ -37,10 +38,6 @@ std::string utc_now() {
 // allocator (the CPU build lacks c10/cuda), so GPUs show "-" rather than a guessed number.
 std::string memory_text(const c10::Device& device) {
   return device.is_cuda() ? "-" : "0G";
-}
-
-double seconds_since(TrainClock::time_point t) {
-  return std::chrono::duration<double>(TrainClock::now() - t).count();
 }
 
 }  // namespace

@@ -203,9 +203,9 @@ void Trainer::setup_loaders() {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int scan_workers = std::clamp(s.device.is_cuda() ? o.workers : cores, 1, 8);
   s.train_records = scan_split(s.data, "train", scan_workers);
-  s.val_records = scan_split(s.data, o.val_split, scan_workers);
+  std::vector<ImageRecord> val_records = scan_split(s.data, o.val_split, scan_workers);
   filter_classes(s.train_records, o.classes, o.single_cls);
-  filter_classes(s.val_records, o.classes, o.single_cls);
+  filter_classes(val_records, o.classes, o.single_cls);
 
   LoaderOptions train_opts;
   train_opts.imgsz = o.imgsz;
@@ -219,7 +219,7 @@ void Trainer::setup_loaders() {
   train_opts.cache_ram = o.cache == "true" || o.cache == "ram";
   if (o.cache == "disk") {
     std::vector<ImageRecord> all = s.train_records;  // validation caches too, as in Ultralytics
-    all.insert(all.end(), s.val_records.begin(), s.val_records.end());
+    all.insert(all.end(), val_records.begin(), val_records.end());
     train_opts.cache_disk = disk_cache_fits(all);
   }
   train_opts.pin_memory = s.device.is_cuda();
@@ -243,7 +243,7 @@ void Trainer::setup_loaders() {
   val_opts.batch = train_opts.batch * 2;
   val_opts.workers = s.device.is_cuda() ? std::min(o.workers * 2, 8) : o.workers;
   val_opts.fraction = 1.0;
-  if (s.main) s.val_loader = std::make_unique<DataLoader>(s.val_records, val_opts);
+  if (s.main) s.val_loader = std::make_unique<DataLoader>(val_records, val_opts);
 }
 
 void Trainer::setup_optimizer() {

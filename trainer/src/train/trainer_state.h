@@ -50,7 +50,7 @@ struct Trainer::State {
   std::unique_ptr<DetectionLoss> loss;
   std::unique_ptr<EndToEndLoss> e2e_loss;
   std::unique_ptr<DataLoader> train_loader, val_loader;
-  std::vector<ImageRecord> train_records, val_records;
+  std::vector<ImageRecord> train_records;  // for the labels plot
   std::filesystem::path save_dir, last, best;
   TrainState ts;  // what checkpoints save
   bool amp = false;
