@@ -32,15 +32,20 @@ endfunction()
 
 # Registers a GoogleTest executable with ctest under a label: unit, integration, slow or gpu.
 #   yolo_add_test(NAME test_device LABEL unit SOURCES a.cpp b.cpp LIBS yolo_core [TIMEOUT s])
+# NO_TORCH: a test of a library without LibTorch (yolo_media): no LibTorch precompiled header.
 function(yolo_add_test)
-  cmake_parse_arguments(T "" "NAME;LABEL;TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "NO_TORCH" "NAME;LABEL;TIMEOUT" "SOURCES;LIBS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
   target_compile_definitions(${T_NAME} PRIVATE
     YOLO_SOURCE_DIR="${PROJECT_SOURCE_DIR}" YOLO_BINARY_DIR="${PROJECT_BINARY_DIR}"
     YOLO_TEST_PYTHON="${YOLO_TEST_PYTHON}")
-  yolo_torch_target(${T_NAME})
+  if(T_NO_TORCH)
+    yolo_set_warnings(${T_NAME})
+  else()
+    yolo_torch_target(${T_NAME})
+  endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()

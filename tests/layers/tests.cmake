@@ -16,3 +16,16 @@ string(REPLACE " " "[ \n]+" _expected
   "yolo layer check: fixture_models must not link 'fixture_opencv_core' \\(matches 'opencv'\\), brought in by fixture_models -> fixture_media -> fixture_opencv_core")
 set_tests_properties(layer_check_refuses_a_violation PROPERTIES LABELS unit
   PASS_REGULAR_EXPRESSION "${_expected}")
+
+# The include-level map (cmake/check_includes.cmake): the source tree passes, and a fixture tree
+# whose trainer includes GStreamer itself fails, naming the file, the line and the rule.
+add_test(NAME layer_includes_hold
+  COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P ${PROJECT_SOURCE_DIR}/cmake/check_includes.cmake)
+set_tests_properties(layer_includes_hold PROPERTIES LABELS unit)
+add_test(NAME layer_includes_refuse_a_violation
+  COMMAND ${CMAKE_COMMAND} -DROOT=${CMAKE_CURRENT_SOURCE_DIR}/layers/include_fixture
+          -P ${PROJECT_SOURCE_DIR}/cmake/check_includes.cmake)
+string(REPLACE " " "[ \n]+" _expected
+  "trainer/src/decoder.cpp: '#include <gst/gst.h>' \\(the trainer reaches GStreamer through yolo/media/ only\\)")
+set_tests_properties(layer_includes_refuse_a_violation PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "${_expected}" FAIL_REGULAR_EXPRESSION "media/src/decoder.cpp")

@@ -161,7 +161,8 @@ streams:
     classes: [0, -1]
 )");
   EXPECT_EQ(problem_at(problems, "streams[1].uri"),
-            "unsupported scheme \"ftp\" (use rtsp://, a file path, /dev/videoN or http(s)://)");
+            "unsupported scheme \"ftp\" (use rtsp://, a file path, /dev/videoN, http(s)://, "
+            "rtmp:// or tcp://host:port)");
   EXPECT_NE(problem_at(problems, "streams[2].id").find("duplicate id \"cam1\""), std::string::npos);
   EXPECT_NE(problem_at(problems, "streams[2].uri").find("/dev/videoN"), std::string::npos);
   EXPECT_NE(problem_at(problems, "streams[3].id").find("missing"), std::string::npos);

@@ -16,7 +16,7 @@
 
 #include "rtsp_test_server.h"
 #include "test_files.h"
-#include "yolo/monitor/source_description.h"
+#include "yolo/monitor/pipeline_description.h"
 #include "yolo/monitor/stream_supervisor.h"
 
 using namespace std::chrono_literals;
@@ -302,7 +302,7 @@ void write_test_video(const std::string& path) {
   GstElement* p = gst_parse_launch(
       ("videotestsrc num-buffers=30 ! video/x-raw,width=96,height=64,framerate=30/1 ! jpegenc ! "
        "avimux ! filesink location=" +
-       yolo::monitor::quote_gst_value(path))
+       yolo::media::quote_gst_value(path))
           .c_str(),
       &error);
   ASSERT_EQ(error, nullptr) << error->message;

@@ -15,12 +15,13 @@
 #include <thread>
 
 #ifdef YOLO_HAVE_RTSP_SERVER
-#include <gst/rtsp-server/rtsp-server.h>
+#include "rtsp_test_server.h"
 #endif
 
 #include "predict/video_writer.h"
 #include "run_command.h"
 #include "test_files.h"
+#include "yolo/media/h264_writer.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/synth/synthetic_data.h"
 #include "yolo/trainer/config.h"
@@ -374,68 +375,14 @@ TEST(Predict, UnreachableStreamFailsCleanly) {
 }
 
 #ifdef YOLO_HAVE_RTSP_SERVER
-namespace {
-
-// An RTSP server on a free local port serving a live test pattern at /test, in its own thread.
-class LocalRtspServer {
- public:
-  LocalRtspServer() {
-    gst_init(nullptr, nullptr);
-    context_ = g_main_context_new();
-    loop_ = g_main_loop_new(context_, FALSE);
-    server_ = gst_rtsp_server_new();
-    gst_rtsp_server_set_service(server_, "0");  // any free port
-    GstRTSPMediaFactory* factory = gst_rtsp_media_factory_new();
-    gst_rtsp_media_factory_set_launch(
-        factory,
-        "( videotestsrc is-live=true pattern=ball ! video/x-raw,width=128,height=96,"
-        "framerate=15/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! "
-        "rtph264pay name=pay0 pt=96 )");
-    gst_rtsp_media_factory_set_shared(factory, TRUE);
-    GstRTSPMountPoints* mounts = gst_rtsp_server_get_mount_points(server_);
-    gst_rtsp_mount_points_add_factory(mounts, "/test", factory);  // takes the factory
-    g_object_unref(mounts);
-    source_id_ = gst_rtsp_server_attach(server_, context_);
-    port_ = gst_rtsp_server_get_bound_port(server_);
-    thread_ = std::thread([this] { g_main_loop_run(loop_); });
-  }
-  ~LocalRtspServer() {
-    // Quit from inside the loop, so that a loop not yet running cannot miss it.
-    g_main_context_invoke(
-        context_,
-        [](gpointer loop) {
-          g_main_loop_quit(static_cast<GMainLoop*>(loop));
-          return G_SOURCE_REMOVE;
-        },
-        loop_);
-    thread_.join();
-    if (GSource* s = g_main_context_find_source_by_id(context_, source_id_)) g_source_destroy(s);
-    g_object_unref(server_);
-    g_main_loop_unref(loop_);
-    g_main_context_unref(context_);
-  }
-  LocalRtspServer(const LocalRtspServer&) = delete;
-  LocalRtspServer& operator=(const LocalRtspServer&) = delete;
-
-  std::string uri() const { return "rtsp://127.0.0.1:" + std::to_string(port_) + "/test"; }
-  bool ok() const { return source_id_ != 0 && port_ > 0; }
-
- private:
-  GMainContext* context_ = nullptr;
-  GMainLoop* loop_ = nullptr;
-  GstRTSPServer* server_ = nullptr;
-  guint source_id_ = 0;
-  int port_ = -1;
-  std::thread thread_;
-};
-
-}  // namespace
-
 // A live RTSP stream until Ctrl-C (the stop flag): frames are processed as they come, and the
 // annotated video is finished and decodable after the stop.
 TEST(Predict, LiveRtspStreamUntilStopped) {
-  LocalRtspServer server;
-  ASSERT_TRUE(server.ok());
+  yolo::testing::RtspTestServer server(
+      "( videotestsrc is-live=true pattern=ball ! video/x-raw,width=128,height=96,"
+      "framerate=15/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! "
+      "rtph264pay name=pay0 pt=96 )");
+  server.start();
   TempDir tmp("predict_rtsp");
   const yolo::PredictOptions o =
       options(server.uri(), tmp.path / "runs", {{"save_txt", "True"}, {"stream_timeout", "20"}});
@@ -454,7 +401,7 @@ TEST(Predict, LiveRtspStreamUntilStopped) {
   EXPECT_TRUE(r.problems.empty()) << ::testing::PrintToString(r.problems);
   ASSERT_GE(r.frames, 5);
   ASSERT_EQ(r.videos.size(), 1u);
-  EXPECT_EQ(r.videos[0], r.save_dir / "test.mp4");
+  EXPECT_EQ(r.videos[0], r.save_dir / "cam.mp4");
   cv::VideoCapture cap(r.videos[0].string(), cv::CAP_FFMPEG);
   ASSERT_TRUE(cap.isOpened());
   int decoded = 0;
@@ -463,9 +410,9 @@ TEST(Predict, LiveRtspStreamUntilStopped) {
   const auto lines = lines_of(jsonl);
   ASSERT_EQ(lines.size(), static_cast<size_t>(r.frames));
   const auto first = nlohmann::json::parse(lines.front());
-  EXPECT_EQ(first["stream_id"], "test");
+  EXPECT_EQ(first["stream_id"], "cam");
   EXPECT_EQ(first["width"], 128);
-  EXPECT_TRUE(fs::exists(r.save_dir / "labels" / "test_1.txt"));
+  EXPECT_TRUE(fs::exists(r.save_dir / "labels" / "cam_1.txt"));
 }
 #endif
 
@@ -482,7 +429,7 @@ TEST(PredictVideo, EncodersWriteDecodableFiles) {
   };
   cv::Mat frame(size, CV_8UC3, cv::Scalar(40, 120, 200));
   for (const char* ext : {".mp4", ".mkv", ".avi", ".mov"}) {
-    if (!yolo::predict::gst_h264_unavailable_reason(ext).empty()) continue;
+    if (!yolo::media::h264_writer_unavailable_reason(ext).empty()) continue;
     yolo::predict::AnnotatedVideoWriter w(tmp.path / (std::string("gst") + ext), 10);
     for (int i = 0; i < 7; ++i) w.write(frame);
     EXPECT_FALSE(fs::exists(w.path())) << "visible before close: " << ext;

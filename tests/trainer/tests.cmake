@@ -33,7 +33,7 @@ target_compile_definitions(test_ddp PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo
 add_dependencies(test_ddp yolo-trainer)
 # yolo-trainer predict: sources, outputs, and the command line.
 yolo_add_test(NAME test_predict LABEL integration SOURCES ${_dir}/test_predict.cpp
-  LIBS yolo_trainer TIMEOUT 600)
+  LIBS yolo_trainer yolo_media TIMEOUT 600)
 target_compile_definitions(test_predict PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_predict yolo-trainer)
 target_include_directories(test_predict PRIVATE ${PROJECT_SOURCE_DIR}/trainer/src)

@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "yolo/core/main_guard.h"
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 extern char** environ;
@@ -67,7 +69,10 @@ long rss_kib(pid_t pid) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The soak itself; main() only maps what escapes it to an exit code.
+namespace {
+
+int soak(int argc, char** argv) {
   gst_init(&argc, &argv);
   const Args args = parse(argc, argv);
   fs::create_directories(args.out);
@@ -179,4 +184,10 @@ int main(int argc, char** argv) {
       last_src ? 100.0 * (last_src - last_inf) / last_src : 0.0,
       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return yolo::run_guarded([&] { return soak(argc, argv); });
 }

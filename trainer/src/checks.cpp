@@ -1,7 +1,6 @@
 #include "yolo/trainer/checks.h"
 
 #include <fmt/format.h>
-#include <gst/gst.h>
 
 #include <opencv2/core/version.hpp>
 #include <thread>
@@ -9,6 +8,7 @@
 #include "yolo/core/device.h"
 #include "yolo/core/system_info.h"
 #include "yolo/core/version.h"
+#include "yolo/media/gst_support.h"
 
 namespace yolo {
 
@@ -60,10 +60,8 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
 }
 
 ChecksReport run_checks() {
-  guint major = 0, minor = 0, micro = 0, nano = 0;
-  gst_version(&major, &minor, &micro, &nano);
   return format_checks(query_backend(), query_blas(), torch_threads(), CV_VERSION,
-                       fmt::format("{}.{}.{}", major, minor, micro));
+                       media::gstreamer_version());
 }
 
 }  // namespace yolo

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "yolo/monitor/source_description.h"
+#include "yolo/monitor/pipeline_description.h"
 
 namespace yolo::monitor {
 

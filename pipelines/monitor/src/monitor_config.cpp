@@ -258,59 +258,6 @@ MonitorConfig read_config(ConfigReader& r, const json& doc) {
 ConfigError::ConfigError(const std::string& source, std::vector<ConfigProblem> problems)
     : UsageError(format_problems(source, problems)), problems_(std::move(problems)) {}
 
-const char* to_string(SourceKind kind) {
-  switch (kind) {
-    case SourceKind::kRtsp:
-      return "rtsp";
-    case SourceKind::kFile:
-      return "file";
-    case SourceKind::kV4l2:
-      return "v4l2";
-    case SourceKind::kHttp:
-      return "http";
-  }
-  return "unknown";
-}
-
-std::optional<SourceKind> classify_uri(const std::string& uri, std::string* why) {
-  const auto fail = [&](const std::string& message) -> std::optional<SourceKind> {
-    if (why) *why = message;
-    return std::nullopt;
-  };
-  if (uri.empty()) return fail("must not be empty");
-  static const std::regex scheme_re("([A-Za-z][A-Za-z0-9+.-]*)://(.*)");
-  std::smatch m;
-  if (std::regex_match(uri, m, scheme_re)) {
-    const std::string scheme = lower(m[1].str());
-    const std::string rest = m[2];
-    if (scheme == "rtsp" || scheme == "rtsps" || scheme == "http" || scheme == "https") {
-      if (rest.empty() || rest[0] == '/') {
-        return fail(fmt::format("\"{}\" has no host; e.g. {}://192.168.1.10/stream", uri, scheme));
-      }
-      return scheme[0] == 'r' ? SourceKind::kRtsp : SourceKind::kHttp;
-    }
-    if (scheme == "file") {
-      if (rest.empty() || rest[0] != '/') {
-        return fail(
-            fmt::format("\"{}\" is not an absolute file URI; use file:///abs/path or a "
-                        "plain path",
-                        uri));
-      }
-      return SourceKind::kFile;
-    }
-    return fail(
-        fmt::format("unsupported scheme \"{}\" (use rtsp://, a file path, /dev/videoN or "
-                    "http(s)://)",
-                    scheme));
-  }
-  static const std::regex v4l2_re("/dev/video[0-9]+");
-  if (std::regex_match(uri, v4l2_re)) return SourceKind::kV4l2;
-  if (uri.rfind("/dev/", 0) == 0) {
-    return fail(fmt::format("\"{}\" is not a V4L2 capture device; use /dev/videoN", uri));
-  }
-  return SourceKind::kFile;
-}
-
 std::chrono::milliseconds parse_duration(const std::string& text) {
   static const std::regex re(R"(\s*([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*(ms|s|m|h)?\s*)");
   std::smatch m;

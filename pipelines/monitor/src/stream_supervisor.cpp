@@ -13,7 +13,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "yolo/monitor/source_description.h"
+#include "yolo/media/gst_handles.h"
+#include "yolo/monitor/pipeline_description.h"
 
 namespace yolo::monitor {
 namespace {
@@ -21,29 +22,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-struct GstObjectUnref {
-  void operator()(gpointer p) const { gst_object_unref(p); }
-};
-struct GSourceDestroy {
-  void operator()(GSource* s) const {
-    g_source_destroy(s);
-    g_source_unref(s);
-  }
-};
-struct GMainContextUnref {
-  void operator()(GMainContext* c) const { g_main_context_unref(c); }
-};
-struct GMainLoopUnref {
-  void operator()(GMainLoop* l) const { g_main_loop_unref(l); }
-};
-struct GstSampleUnref {
-  void operator()(GstSample* s) const { gst_sample_unref(s); }
-};
-struct GstMessageUnref {
-  void operator()(GstMessage* m) const { gst_message_unref(m); }
-};
-using ElementPtr = std::unique_ptr<GstElement, GstObjectUnref>;
-using SourcePtr = std::unique_ptr<GSource, GSourceDestroy>;
+using media::GMainContextPtr;
+using media::GMainLoopPtr;
+using media::GstMessagePtr;
+using media::GstPadPtr;
+using media::GstSamplePtr;
+using ElementPtr = media::GstElementPtr;
+using SourcePtr = media::GSourcePtr;
 
 bool from_yolo_element(GstMessage* message) {
   GstObject* src = GST_MESSAGE_SRC(message);
@@ -168,7 +153,7 @@ struct StreamSupervisor::Impl {
     return GST_PAD_PROBE_OK;
   }
   static GstFlowReturn new_sample_cb(GstAppSink* sink, gpointer self) {
-    std::unique_ptr<GstSample, GstSampleUnref> sample(gst_app_sink_pull_sample(sink));
+    GstSamplePtr sample(gst_app_sink_pull_sample(sink));
     if (sample) static_cast<Impl*>(self)->on_frame(sample.get());
     return GST_FLOW_OK;
   }
@@ -178,8 +163,8 @@ struct StreamSupervisor::Impl {
   const Callbacks callbacks;
   Backoff backoff;  // supervisor thread only
 
-  std::unique_ptr<GMainContext, GMainContextUnref> context{g_main_context_new()};
-  std::unique_ptr<GMainLoop, GMainLoopUnref> loop{g_main_loop_new(context.get(), FALSE)};
+  GMainContextPtr context{g_main_context_new()};
+  GMainLoopPtr loop{g_main_loop_new(context.get(), FALSE)};
   std::thread thread;
   std::mutex lifecycle_mutex;  // start()/stop()
 
@@ -272,7 +257,7 @@ void StreamSupervisor::Impl::build() {
                 StreamState::kReconnecting);
   }
   if (ElementPtr queue{gst_bin_get_by_name(GST_BIN(element.get()), kLeakyQueueName)}) {
-    std::unique_ptr<GstPad, GstObjectUnref> pad(gst_element_get_static_pad(queue.get(), "sink"));
+    GstPadPtr pad(gst_element_get_static_pad(queue.get(), "sink"));
     if (pad) {
       gst_pad_add_probe(pad.get(), GST_PAD_PROBE_TYPE_BUFFER, &Impl::source_frame_cb, this,
                         nullptr);
@@ -282,7 +267,7 @@ void StreamSupervisor::Impl::build() {
   sink_callbacks.new_sample = &Impl::new_sample_cb;
   gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &sink_callbacks, this, nullptr);
 
-  std::unique_ptr<GstBus, GstObjectUnref> bus(gst_element_get_bus(element.get()));
+  media::GstBusPtr bus(gst_element_get_bus(element.get()));
   bus_source.reset(gst_bus_create_watch(bus.get()));
   g_source_set_callback(bus_source.get(), G_SOURCE_FUNC(&Impl::bus_cb), this, nullptr);
   g_source_attach(bus_source.get(), context.get());
@@ -294,8 +279,7 @@ void StreamSupervisor::Impl::build() {
   attempt_started = Clock::now();
   if (started == GST_STATE_CHANGE_FAILURE) {
     // The reason is usually an ERROR message already on the bus; take it from there.
-    std::unique_ptr<GstMessage, GstMessageUnref> message(
-        gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
+    GstMessagePtr message(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
     if (message)
       fail_with(message.get());
     else

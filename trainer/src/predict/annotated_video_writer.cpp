@@ -7,6 +7,7 @@
 
 #include "video_writer.h"
 #include "yolo/core/strings.h"
+#include "yolo/media/h264_writer.h"
 
 namespace yolo::predict {
 namespace fs = std::filesystem;
@@ -52,9 +53,9 @@ void AnnotatedVideoWriter::write(const cv::Mat& bgr) {
     size_ = cv::Size(bgr.cols & ~1, bgr.rows & ~1);
     if (size_.width <= 0 || size_.height <= 0)
       throw std::runtime_error(fmt::format("cannot write a {}x{} video", bgr.cols, bgr.rows));
-    const std::string why = gst_h264_unavailable_reason(file_.extension().string());
+    const std::string why = media::h264_writer_unavailable_reason(file_.extension().string());
     if (why.empty()) {
-      encoder_ = make_gst_h264_encoder(partial_, size_, fps_);
+      encoder_ = make_h264_encoder(partial_, size_, fps_);
     } else {
       spdlog::warn("{}: {}; writing MPEG-4 through OpenCV's FFmpeg backend instead", file_.string(),
                    why);

@@ -1,10 +1,11 @@
-#include "gst_frame_decoder.h"
 #include "input_readers.h"
+#include "yolo/media/frame_decoder.h"
 
 namespace yolo::predict {
 
-Frame frame_from_decoded(DecodedFrame&& decoded, const SourceInput& input, InputPosition position,
-                         FrameOrigin origin, int64_t kept_number, int64_t kept_total, double fps) {
+Frame frame_from_decoded(media::DecodedFrame&& decoded, const SourceInput& input,
+                         InputPosition position, FrameOrigin origin, int64_t kept_number,
+                         int64_t kept_total, double fps) {
   Frame f;
   f.image = std::move(decoded.image);
   f.path = input.path;

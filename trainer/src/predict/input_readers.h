@@ -8,15 +8,12 @@
 #include <stdexcept>
 
 #include "source_paths.h"
-#include "yolo/core/error.h"
+#include "yolo/media/media_source.h"
 #include "yolo/trainer/predict_sources.h"
 
 namespace yolo::predict {
 
-class SourceError : public FailureError {
- public:
-  using FailureError::FailureError;
-};
+using media::SourceError;
 
 class InputReader {
  public:
@@ -30,12 +27,17 @@ struct InputPosition {
   int item = 1, items = 1;
 };
 
-struct DecodedFrame;  // gst_frame_decoder.h
+}  // namespace yolo::predict
+namespace yolo::media {
+struct DecodedFrame;  // yolo/media/frame_decoder.h
+}  // namespace yolo::media
+namespace yolo::predict {
 
 // The Frame of one decoded video or stream frame (the video and stream readers' common part):
 // kept_number counts the frames this input has yielded, kept_total is -1 when unknown.
-Frame frame_from_decoded(DecodedFrame&& decoded, const SourceInput& input, InputPosition position,
-                         FrameOrigin origin, int64_t kept_number, int64_t kept_total, double fps);
+Frame frame_from_decoded(media::DecodedFrame&& decoded, const SourceInput& input,
+                         InputPosition position, FrameOrigin origin, int64_t kept_number,
+                         int64_t kept_total, double fps);
 
 // Decodes the image with OpenCV on the first next().
 std::unique_ptr<InputReader> make_image_reader(const SourceInput& input, InputPosition position);

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "gst_frame_decoder.h"
 #include "input_readers.h"
+#include "yolo/media/frame_decoder.h"
 
 namespace yolo::predict {
 namespace {
@@ -15,25 +15,26 @@ constexpr const char* kStreamHint =
     "check the URI and credentials, that the server or camera is up and reachable from this "
     "machine, and raise stream_timeout= for slow networks";
 
-std::string to_uri(const std::string& source) {
+// A webcam number N is the V4L2 device /dev/videoN; anything else is a uri for the media library.
+std::string media_source(const std::string& source) {
   const bool webcam = !source.empty() && std::all_of(source.begin(), source.end(), [](char c) {
     return std::isdigit(static_cast<unsigned char>(c)) != 0;
   });
-  return webcam ? "v4l2:///dev/video" + source : source;
+  return webcam ? "/dev/video" + source : source;
 }
 
 class StreamReader : public InputReader {
  public:
   StreamReader(const SourceInput& input, InputPosition position, const SourceOptions& options)
       : input_(input), position_(position) {
-    DecoderOptions d;
-    d.uri = to_uri(input.path);
+    media::DecoderOptions d;
+    d.source = media_source(input.path);
     d.vid_stride = options.vid_stride;
     d.keep_last_of_stride = false;  // LoadStreams keeps frames 0, stride, 2*stride, ...
     d.latest_only = !options.stream_buffer;
     d.timeout_s = options.timeout_s;
     try {
-      decoder_ = std::make_unique<GstFrameDecoder>(d);
+      decoder_ = std::make_unique<media::FrameDecoder>(d);
     } catch (const SourceError& e) {
       throw SourceError(
           fmt::format("cannot open stream '{}': {}; {}", input.path, e.what(), kStreamHint));
@@ -41,7 +42,7 @@ class StreamReader : public InputReader {
   }
 
   std::optional<Frame> next() override {
-    std::optional<DecodedFrame> d;
+    std::optional<media::DecodedFrame> d;
     try {
       d = decoder_->next();
     } catch (const SourceError& e) {
@@ -62,7 +63,7 @@ class StreamReader : public InputReader {
   SourceInput input_;
   InputPosition position_;
   int64_t kept_ = 0;
-  std::unique_ptr<GstFrameDecoder> decoder_;
+  std::unique_ptr<media::FrameDecoder> decoder_;
 };
 
 }  // namespace

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
-#include "gst_frame_decoder.h"
 #include "input_readers.h"
+#include "yolo/media/frame_decoder.h"
 
 namespace yolo::predict {
 namespace {
@@ -13,31 +13,18 @@ constexpr const char* kVideoHint =
     "check that the file is a complete video (not truncated) and that GStreamer has a decoder "
     "for its codec (gstreamer1.0-libav, gstreamer1.0-plugins-good/-bad/-ugly)";
 
-std::string to_uri(const std::string& path) {
-  if (path.find("://") != std::string::npos) return path;
-  GError* raw = nullptr;
-  GCharPtr uri(gst_filename_to_uri(std::filesystem::absolute(path).c_str(), &raw));
-  GErrorPtr error(raw);
-  if (!uri) {
-    throw SourceError(fmt::format("video '{}' has a path GStreamer cannot turn into a URI ({})",
-                                  path, error ? error->message : "unknown reason"));
-  }
-  return uri.get();
-}
-
 class VideoReader : public InputReader {
  public:
   VideoReader(const SourceInput& input, InputPosition position, const SourceOptions& options)
       : input_(input), position_(position), stride_(options.vid_stride) {
-    if (const std::string why = gst_init_error(); !why.empty()) throw SourceError(why);
-    DecoderOptions d;
-    d.uri = to_uri(input.path);
+    media::DecoderOptions d;
+    d.source = input.path;
     d.vid_stride = options.vid_stride;
     d.keep_last_of_stride = true;  // as Ultralytics' LoadImagesAndVideos: grab N, keep the last
     d.latest_only = false;
     d.timeout_s = options.timeout_s;
     try {
-      decoder_ = std::make_unique<GstFrameDecoder>(d);
+      decoder_ = std::make_unique<media::FrameDecoder>(d);
     } catch (const SourceError& e) {
       throw SourceError(
           fmt::format("cannot open video '{}': {}; {}", input.path, e.what(), kVideoHint));
@@ -45,7 +32,7 @@ class VideoReader : public InputReader {
   }
 
   std::optional<Frame> next() override {
-    std::optional<DecodedFrame> d;
+    std::optional<media::DecodedFrame> d;
     try {
       d = decoder_->next();
     } catch (const SourceError& e) {
@@ -70,7 +57,7 @@ class VideoReader : public InputReader {
   InputPosition position_;
   int stride_;
   int64_t kept_ = 0;
-  std::unique_ptr<GstFrameDecoder> decoder_;
+  std::unique_ptr<media::FrameDecoder> decoder_;
 };
 
 }  // namespace

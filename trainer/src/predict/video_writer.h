@@ -23,12 +23,11 @@ class VideoEncoder {
   virtual void finish() = 0;
 };
 
-// H.264 through GStreamer into the container of `file`'s extension (mp4, m4v, mov, mkv, avi);
-// throws std::runtime_error naming the missing element or the failure.
-std::unique_ptr<VideoEncoder> make_gst_h264_encoder(const std::filesystem::path& file,
-                                                    cv::Size size, double fps);
-// Empty when make_gst_h264_encoder can work for this extension; otherwise why not.
-std::string gst_h264_unavailable_reason(const std::string& extension);
+// H.264 through the media library's writer into the container of `file`'s extension (mp4, m4v,
+// mov, mkv, avi); throws std::runtime_error naming the missing element or the failure. Whether it
+// can work: media::h264_writer_unavailable_reason(extension).
+std::unique_ptr<VideoEncoder> make_h264_encoder(const std::filesystem::path& file, cv::Size size,
+                                                double fps);
 // OpenCV's FFmpeg backend; throws std::runtime_error when it cannot open the file.
 std::unique_ptr<VideoEncoder> make_opencv_encoder(const std::filesystem::path& file, cv::Size size,
                                                   double fps);

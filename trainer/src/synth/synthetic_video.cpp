@@ -12,8 +12,8 @@
 #include "scene.h"
 #include "shapes.h"
 #include "synth_random.h"
-#include "video_encoder.h"
 #include "yolo/core/atomic_file.h"
+#include "yolo/media/h264_writer.h"
 #include "yolo/synth/synthetic_data.h"
 
 namespace yolo::synth {
@@ -97,7 +97,7 @@ double round_to(double v, double step) {
 }  // namespace
 
 std::string synthetic_video_unavailable_reason() {
-  return h264_encoder_unavailable_reason();
+  return media::h264_writer_unavailable_reason("mp4");
 }
 
 void generate_synthetic_video(const SynthOptions& options, const std::filesystem::path& video,
@@ -113,7 +113,9 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
                frame_size.width, frame_size.height, options.video_fps, video.string());
   std::string ground_truth;
   write_atomically(video, [&](const std::filesystem::path& tmp) {
-    H264Mp4Writer writer(tmp, frame_size, options.video_fps);
+    // zero_latency: the video is served again as a live camera (RTSP) in the monitor's tests.
+    media::H264Writer writer(tmp, frame_size,
+                             media::H264WriterOptions{double(options.video_fps), true, "mp4"});
     cv::Mat frame;
     const std::vector<bool> all_active(moving.size(), true);
     for (int f = 0; f < options.video_frames; ++f) {
@@ -157,7 +159,7 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
         spdlog::info("synth: video {}/{} frames ({}%)", n, total, n * 100 / total);
       }
     }
-    writer.close();
+    writer.finish();
   });
   write_file_atomically(jsonl, ground_truth);
   spdlog::info("synth: video done: {} and {}", video.string(), jsonl.string());

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "yolo/core/error.h"
+#include "yolo/media/media_source.h"
 
 namespace yolo::monitor {
 
@@ -43,14 +44,11 @@ class ConfigError : public UsageError {
   std::vector<ConfigProblem> problems_;
 };
 
-// What a stream's uri points at; decides the GStreamer source (source_description.h).
-enum class SourceKind {
-  kRtsp,  // rtsp:// or rtsps://
-  kFile,  // a file path (absolute or relative to the working directory) or file:///abs/path
-  kV4l2,  // /dev/videoN
-  kHttp,  // http:// or https:// (MJPEG cameras, video files on a web server)
-};
-const char* to_string(SourceKind kind);
+// What a stream's uri points at, and which GStreamer source opens it: the media library's, so
+// that the monitor and `yolo-trainer predict` open a camera the same way.
+using media::classify_uri;
+using media::SourceKind;
+using media::to_string;
 
 // The inference settings a stream runs with, after per-stream overrides are applied.
 struct InferenceSettings {
@@ -152,9 +150,6 @@ MonitorConfig parse_config(const std::string& yaml_text, const std::string& sour
 StreamConfig stream_from_json(const nlohmann::json& j, const std::string& source = "stream");
 // The inverse: only the fields that are set.
 nlohmann::json to_json(const StreamConfig& s);
-
-// Classifies a uri; nullopt with a message naming what to use when it is not supported.
-std::optional<SourceKind> classify_uri(const std::string& uri, std::string* why = nullptr);
 
 // The stream's overrides applied to the service defaults.
 InferenceSettings resolve(const StreamConfig& stream, const MonitorConfig& config);

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "yolo/monitor/monitor_config.h"
-#include "yolo/monitor/source_description.h"
+#include "yolo/monitor/pipeline_description.h"
 #include "yolo/monitor/stream_state_file.h"
 #include "yolo/monitor/stream_supervisor.h"
 #include "yolo/serving/stream_control.h"

@@ -1,5 +1,5 @@
 // One stream's pipeline, kept alive: a StreamSupervisor builds the pipeline from its gst-launch
-// description (source_description.h), watches it, and rebuilds it with capped exponential
+// description (pipeline_description.h), watches it, and rebuilds it with capped exponential
 // backoff when it fails. One per stream; streams never share a pipeline, a bus or a thread, so
 // one camera's failure never touches another.
 //

@@ -1,13 +1,14 @@
-// Owning handles for the GStreamer objects predict uses, so that every exit path (errors,
-// exceptions, early returns) releases them, and a pipeline is stopped before it is released.
+// Owning handles for the GStreamer and GLib objects the product holds, so that every exit path
+// (errors, exceptions, early returns) releases them, and a pipeline is stopped before it is
+// released. One set for predict, synth, the monitor and the tests.
 #pragma once
 
 #include <gst/gst.h>
 
 #include <memory>
-#include <string>
+#include <utility>
 
-namespace yolo::predict {
+namespace yolo::media {
 
 struct GstObjectUnref {
   void operator()(gpointer object) const {
@@ -37,14 +38,36 @@ struct GErrorFree {
 struct GFree {
   void operator()(gchar* text) const { g_free(text); }
 };
+// A GSource attached to a context: destroyed (detached) and then released.
+struct GSourceDestroy {
+  void operator()(GSource* source) const {
+    if (!source) return;
+    g_source_destroy(source);
+    g_source_unref(source);
+  }
+};
+struct GMainContextUnref {
+  void operator()(GMainContext* context) const {
+    if (context) g_main_context_unref(context);
+  }
+};
+struct GMainLoopUnref {
+  void operator()(GMainLoop* loop) const {
+    if (loop) g_main_loop_unref(loop);
+  }
+};
 
 using GstElementPtr = std::unique_ptr<GstElement, GstObjectUnref>;
 using GstBusPtr = std::unique_ptr<GstBus, GstObjectUnref>;
+using GstPadPtr = std::unique_ptr<GstPad, GstObjectUnref>;
 using GstSamplePtr = std::unique_ptr<GstSample, GstSampleUnref>;
 using GstMessagePtr = std::unique_ptr<GstMessage, GstMessageUnref>;
 using GstCapsPtr = std::unique_ptr<GstCaps, GstCapsUnref>;
 using GErrorPtr = std::unique_ptr<GError, GErrorFree>;
 using GCharPtr = std::unique_ptr<gchar, GFree>;
+using GSourcePtr = std::unique_ptr<GSource, GSourceDestroy>;
+using GMainContextPtr = std::unique_ptr<GMainContext, GMainContextUnref>;
+using GMainLoopPtr = std::unique_ptr<GMainLoop, GMainLoopUnref>;
 
 // A top-level pipeline: set to NULL (stopping its threads) before its last reference goes.
 class OwnedPipeline {
@@ -62,6 +85,7 @@ class OwnedPipeline {
   }
 
   GstElement* get() const { return pipeline_.get(); }
+  explicit operator bool() const { return pipeline_ != nullptr; }
   void reset() {
     if (pipeline_) gst_element_set_state(pipeline_.get(), GST_STATE_NULL);
     pipeline_.reset();
@@ -71,13 +95,4 @@ class OwnedPipeline {
   GstElementPtr pipeline_;
 };
 
-// Empty when GStreamer is initialised (idempotent), otherwise why it cannot start.
-std::string gst_init_error();
-
-// The text of an ERROR or WARNING message: "message (element: debug detail)".
-std::string describe_gst_message(GstMessage* message);
-
-// Whether an element factory is installed.
-bool gst_element_available(const char* factory);
-
-}  // namespace yolo::predict
+}  // namespace yolo::media

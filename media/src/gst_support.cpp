@@ -1,8 +1,10 @@
-#include "gst_handles.h"
+#include "yolo/media/gst_support.h"
 
 #include <fmt/format.h>
 
-namespace yolo::predict {
+#include "yolo/media/gst_handles.h"
+
+namespace yolo::media {
 
 std::string gst_init_error() {
   GError* raw = nullptr;
@@ -12,6 +14,33 @@ std::string gst_init_error() {
       "GStreamer cannot start ({}): check the GStreamer installation "
       "(gstreamer1.0-plugins-base, -good)",
       error ? error->message : "unknown reason");
+}
+
+std::string gstreamer_version() {
+  guint major = 0, minor = 0, micro = 0, nano = 0;
+  gst_version(&major, &minor, &micro, &nano);
+  return fmt::format("{}.{}.{}", major, minor, micro);
+}
+
+bool gst_element_available(const char* factory) {
+  GstElementFactory* found = gst_element_factory_find(factory);
+  if (!found) return false;
+  gst_object_unref(found);
+  return true;
+}
+
+std::string missing_elements_reason(const std::vector<NeededElement>& needed,
+                                    const std::string& purpose) {
+  if (std::string why = gst_init_error(); !why.empty()) return why;
+  std::vector<std::string> missing;
+  for (const NeededElement& e : needed) {
+    if (!gst_element_available(e.factory))
+      missing.push_back(fmt::format("'{}' (package {})", e.factory, e.package));
+  }
+  if (missing.empty()) return {};
+  const bool many = missing.size() > 1;
+  return fmt::format("the GStreamer element{} {} {} not installed; {} needs {}", many ? "s" : "",
+                     fmt::join(missing, ", "), many ? "are" : "is", purpose, many ? "them" : "it");
 }
 
 std::string describe_gst_message(GstMessage* message) {
@@ -39,11 +68,4 @@ std::string describe_gst_message(GstMessage* message) {
   return fmt::format("{} ({}: {})", text, element ? element : "pipeline", detail);
 }
 
-bool gst_element_available(const char* factory) {
-  GstElementFactory* found = gst_element_factory_find(factory);
-  if (!found) return false;
-  gst_object_unref(found);
-  return true;
-}
-
-}  // namespace yolo::predict
+}  // namespace yolo::media

@@ -1,9 +1,10 @@
-// One URI decoded to BGR frames through GStreamer:
-//   uridecodebin (video streams only) ! videoconvert ! video/x-raw,format=BGR ! appsink
-// Video files use this path too rather than cv::VideoCapture: one decoder for files and streams
-// (same codecs, timestamps and error messages), and this OpenCV's VideoCapture would pick its
-// FFmpeg backend for files and GStreamer only when asked, so frame counts and timestamps would
-// differ between the two kinds of source.
+// One source (video file, camera, RTSP or HTTP stream) decoded to BGR frames through GStreamer:
+//   <source_description(...)> ! videoconvert ! video/x-raw,format=BGR ! appsink
+// The source part is media_source.h's, the one the monitor uses, so a camera is opened the same
+// way everywhere. Video files use this path too rather than cv::VideoCapture: one decoder for
+// files and streams (same codecs, timestamps and error messages), and this OpenCV's VideoCapture
+// would pick its FFmpeg backend for files and GStreamer only when asked, so frame counts and
+// timestamps would differ between the two kinds of source.
 //
 // Frames are taken from appsink in its streaming thread into a queue owned by this object:
 //   - every frame policy (files, stream_buffer=True): the queue holds up to `max_queued`
@@ -19,12 +20,14 @@
 #include <optional>
 #include <string>
 
-#include "gst_handles.h"
+#include "yolo/media/gst_handles.h"
+#include "yolo/media/media_source.h"
 
-namespace yolo::predict {
+namespace yolo::media {
 
 struct DecoderOptions {
-  std::string uri;                   // file:///..., rtsp://..., v4l2:///dev/video0, ...
+  std::string source;                // a file path, file:///..., rtsp://..., /dev/videoN, http://
+  SourceOptions source_options;      // RTSP transport and latency
   int vid_stride = 1;                // keep one frame in vid_stride
   bool keep_last_of_stride = false;  // keep frames stride-1, 2*stride-1, ... instead of 0,
                                      // stride, ... (Ultralytics does the former for files)
@@ -39,15 +42,16 @@ struct DecodedFrame {
   int64_t pts_ns = -1;  // presentation timestamp; -1 when the buffer has none
 };
 
-struct FrameQueue;  // frames handed from the streaming thread (gst_frame_decoder.cpp)
+struct FrameQueue;  // frames handed from the streaming thread (frame_decoder.cpp)
 
-class GstFrameDecoder {
+class FrameDecoder {
  public:
-  // Builds and starts the pipeline; throws SourceError (missing elements, refused URI).
-  explicit GstFrameDecoder(const DecoderOptions& options);
-  ~GstFrameDecoder();
-  GstFrameDecoder(const GstFrameDecoder&) = delete;
-  GstFrameDecoder& operator=(const GstFrameDecoder&) = delete;
+  // Builds and starts the pipeline; throws SourceError (unsupported or refused source, missing
+  // elements).
+  explicit FrameDecoder(const DecoderOptions& options);
+  ~FrameDecoder();
+  FrameDecoder(const FrameDecoder&) = delete;
+  FrameDecoder& operator=(const FrameDecoder&) = delete;
 
   // The next kept frame; nullopt at end of stream. Throws SourceError (with GStreamer's
   // message) on a pipeline error, and on a timeout.
@@ -57,12 +61,15 @@ class GstFrameDecoder {
   // number of frames in the whole input (-1 for live or unknown durations).
   double fps() const { return fps_; }
   int64_t frame_count() const { return frame_count_; }
+  // The gst-launch description the decoder runs (its source part is source_description()'s).
+  const std::string& description() const { return description_; }
 
  private:
   void poll_bus();
   void learn_stream_facts(GstSample* sample);
 
   DecoderOptions options_;
+  std::string description_;
   std::unique_ptr<FrameQueue> queue_;
   OwnedPipeline pipeline_;
   GstBusPtr bus_;
@@ -72,4 +79,4 @@ class GstFrameDecoder {
   bool first_frame_seen_ = false;
 };
 
-}  // namespace yolo::predict
+}  // namespace yolo::media

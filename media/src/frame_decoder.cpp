@@ -1,4 +1,4 @@
-#include "gst_frame_decoder.h"
+#include "yolo/media/frame_decoder.h"
 
 #include <fmt/format.h>
 #include <gst/app/gstappsink.h>
@@ -9,10 +9,13 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <vector>
 
-#include "input_readers.h"
+#include "yolo/media/gst_support.h"
 
-namespace yolo::predict {
+namespace yolo::media {
 
 struct FrameQueue {
   std::mutex mutex;
@@ -59,26 +62,37 @@ void on_eos(GstAppSink*, gpointer data) {
   q->changed.notify_all();
 }
 
-// uridecodebin exposes a pad per stream; only the (first) video stream is linked.
-void on_pad_added(GstElement*, GstPad* pad, gpointer convert) {
-  GstCapsPtr caps(gst_pad_get_current_caps(pad));
-  if (!caps) caps.reset(gst_pad_query_caps(pad, nullptr));
-  const GstStructure* s = caps ? gst_caps_get_structure(caps.get(), 0) : nullptr;
-  if (!s || !g_str_has_prefix(gst_structure_get_name(s), "video/")) return;
-  std::unique_ptr<GstPad, GstObjectUnref> sink(
-      gst_element_get_static_pad(static_cast<GstElement*>(convert), "sink"));
-  if (!gst_pad_is_linked(sink.get())) gst_pad_link(pad, sink.get());
+// The whole pipeline: the shared source part, then BGR frames into the appsink. sync=false
+// delivers frames as soon as they are decoded (no playback clock); max-buffers=1 keeps the
+// sink's own queue short, since frames are queued in FrameQueue.
+std::string decoder_description(const DecoderOptions& options) {
+  std::string why;
+  const std::optional<SourceKind> kind = classify_uri(options.source, &why);
+  if (!kind) throw SourceError(fmt::format("\"{}\" cannot be opened: {}", options.source, why));
+  try {
+    return fmt::format(
+        "{} ! videoconvert ! video/x-raw,format=BGR ! appsink name=frames sync=false "
+        "max-buffers=1",
+        source_description(*kind, options.source, options.source_options));
+  } catch (const std::invalid_argument& e) {
+    throw SourceError(e.what());
+  }
 }
 
-GstElement* make_element(const char* factory, const char* name) {
-  GstElement* e = gst_element_factory_make(factory, name);
-  if (!e) {
-    throw SourceError(fmt::format(
-        "the GStreamer element '{}' is not installed: install gstreamer1.0-plugins-base "
-        "(and -good, -bad, -libav for more codecs)",
-        factory));
+// Every element the description can use, so that a missing plugin is named with its package
+// instead of gst_parse_launch's "no element \"x\"".
+std::string missing_decoder_elements(const std::string& description) {
+  static const std::vector<NeededElement> kElements = {
+      {"rtspsrc", "gstreamer1.0-plugins-good"},   {"filesrc", "gstreamer1.0 (core elements)"},
+      {"v4l2src", "gstreamer1.0-plugins-good"},   {"souphttpsrc", "gstreamer1.0-plugins-good"},
+      {"decodebin", "gstreamer1.0-plugins-base"}, {"videoconvert", "gstreamer1.0-plugins-base"},
+      {"rtmpsrc", "gstreamer1.0-plugins-bad"},    {"tcpclientsrc", "gstreamer1.0-plugins-base"},
+      {"appsink", "gstreamer1.0-plugins-base"}};
+  std::vector<NeededElement> used;
+  for (const NeededElement& e : kElements) {
+    if (description.find(std::string(e.factory) + " ") != std::string::npos) used.push_back(e);
   }
-  return e;
+  return missing_elements_reason(used, "the video decoder");
 }
 
 cv::Mat sample_to_bgr(GstSample* sample) {
@@ -100,7 +114,7 @@ cv::Mat sample_to_bgr(GstSample* sample) {
 
 }  // namespace
 
-GstFrameDecoder::GstFrameDecoder(const DecoderOptions& options)
+FrameDecoder::FrameDecoder(const DecoderOptions& options)
     : options_(options), queue_(std::make_unique<FrameQueue>()) {
   if (const std::string why = gst_init_error(); !why.empty()) throw SourceError(why);
   queue_->stride = std::max(1, options.vid_stride);
@@ -108,29 +122,25 @@ GstFrameDecoder::GstFrameDecoder(const DecoderOptions& options)
   queue_->latest_only = options.latest_only;
   queue_->max_queued = std::max<size_t>(1, options.max_queued);
 
-  pipeline_ = OwnedPipeline(gst_pipeline_new("predict-decoder"));
-  GstElement* decode = make_element("uridecodebin", "source");
-  GstElement* convert = make_element("videoconvert", "convert");
-  GstElement* filter = make_element("capsfilter", "bgr");
-  GstElement* sink = make_element("appsink", "frames");
-  gst_bin_add_many(GST_BIN(pipeline_.get()), decode, convert, filter, sink, nullptr);
-
-  // Only video streams are decoded (audio is never exposed, so it costs nothing).
-  GstCapsPtr video_caps(gst_caps_from_string("video/x-raw(ANY)"));
-  g_object_set(decode, "uri", options.uri.c_str(), "caps", video_caps.get(), "expose-all-streams",
-               FALSE, nullptr);
-  GstCapsPtr bgr(gst_caps_from_string("video/x-raw,format=BGR"));
-  g_object_set(filter, "caps", bgr.get(), nullptr);
-  // sync=false: deliver frames as soon as they are decoded (no playback clock).
-  g_object_set(sink, "sync", FALSE, "max-buffers", 1u, nullptr);
-  if (!gst_element_link_many(convert, filter, sink, nullptr))
-    throw SourceError("videoconvert cannot produce BGR frames for appsink");
-  g_signal_connect(decode, "pad-added", G_CALLBACK(on_pad_added), convert);
+  description_ = decoder_description(options);
+  const std::string& description = description_;
+  if (const std::string why = missing_decoder_elements(description); !why.empty())
+    throw SourceError(why);
+  GError* raw = nullptr;
+  GstElement* parsed =
+      gst_parse_launch_full(description.c_str(), nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &raw);
+  GErrorPtr error(raw);
+  pipeline_ = OwnedPipeline(parsed);
+  if (!parsed || error) {
+    throw SourceError(fmt::format("GStreamer cannot build the decoder '{}': {}", description,
+                                  error ? error->message : "unknown reason"));
+  }
+  GstElementPtr sink(gst_bin_get_by_name(GST_BIN(parsed), "frames"));
 
   GstAppSinkCallbacks callbacks{};
   callbacks.eos = on_eos;
   callbacks.new_sample = on_new_sample;
-  gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, queue_.get(), nullptr);
+  gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &callbacks, queue_.get(), nullptr);
 
   bus_.reset(gst_element_get_bus(pipeline_.get()));
   if (gst_element_set_state(pipeline_.get(), GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
@@ -139,7 +149,7 @@ GstFrameDecoder::GstFrameDecoder(const DecoderOptions& options)
   }
 }
 
-GstFrameDecoder::~GstFrameDecoder() {
+FrameDecoder::~FrameDecoder() {
   {
     // Release a streaming thread waiting for room in the queue before stopping the pipeline,
     // which waits for that thread.
@@ -150,7 +160,7 @@ GstFrameDecoder::~GstFrameDecoder() {
   pipeline_.reset();
 }
 
-void GstFrameDecoder::poll_bus() {
+void FrameDecoder::poll_bus() {
   const auto types = static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
   while (GstMessagePtr msg{gst_bus_pop_filtered(bus_.get(), types)}) {
     if (GST_MESSAGE_TYPE(msg.get()) == GST_MESSAGE_ERROR && error_.empty()) {
@@ -162,7 +172,7 @@ void GstFrameDecoder::poll_bus() {
   }
 }
 
-void GstFrameDecoder::learn_stream_facts(GstSample* sample) {
+void FrameDecoder::learn_stream_facts(GstSample* sample) {
   GstVideoInfo info;
   GstCaps* caps = gst_sample_get_caps(sample);
   if (caps && gst_video_info_from_caps(&info, caps) && GST_VIDEO_INFO_FPS_N(&info) > 0 &&
@@ -174,7 +184,7 @@ void GstFrameDecoder::learn_stream_facts(GstSample* sample) {
     frame_count_ = std::llround(static_cast<double>(duration) * 1e-9 * fps_);
 }
 
-std::optional<DecodedFrame> GstFrameDecoder::next() {
+std::optional<DecodedFrame> FrameDecoder::next() {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(options_.timeout_s));
   while (true) {
@@ -215,4 +225,4 @@ std::optional<DecodedFrame> GstFrameDecoder::next() {
   }
 }
 
-}  // namespace yolo::predict
+}  // namespace yolo::media

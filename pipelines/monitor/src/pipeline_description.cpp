@@ -1,0 +1,25 @@
+#include "yolo/monitor/pipeline_description.h"
+
+#include <fmt/format.h>
+
+namespace yolo::monitor {
+
+SourceOptions source_options(const RtspConfig& rtsp) {
+  SourceOptions o;
+  o.rtsp_tcp = rtsp.tcp;
+  o.rtsp_latency = rtsp.latency;
+  return o;
+}
+
+std::string pipeline_description(const StreamConfig& stream, const SourceOptions& options,
+                                 const std::string& inference_fragment) {
+  return fmt::format(
+      "{}{} ! queue name={} leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 "
+      "! videoconvert ! video/x-raw,format=BGR ! {}appsink name={} sync=false max-buffers=1 "
+      "drop=true",
+      media::source_description(stream.kind, stream.uri, options),
+      stream.kind == SourceKind::kFile ? " ! clocksync" : "", kLeakyQueueName,
+      inference_fragment.empty() ? std::string() : inference_fragment + " ! ", kAppSinkName);
+}
+
+}  // namespace yolo::monitor
