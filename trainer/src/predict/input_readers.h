@@ -11,6 +11,10 @@
 #include "yolo/media/media_source.h"
 #include "yolo/trainer/predict_sources.h"
 
+namespace yolo::media {
+struct DecodedFrame;  // yolo/media/frame_decoder.h
+}  // namespace yolo::media
+
 namespace yolo::predict {
 
 using media::SourceError;
@@ -26,12 +30,6 @@ class InputReader {
 struct InputPosition {
   int item = 1, items = 1;
 };
-
-}  // namespace yolo::predict
-namespace yolo::media {
-struct DecodedFrame;  // yolo/media/frame_decoder.h
-}  // namespace yolo::media
-namespace yolo::predict {
 
 // The Frame of one decoded video or stream frame (the video and stream readers' common part):
 // kept_number counts the frames this input has yielded, kept_total is -1 when unknown.
