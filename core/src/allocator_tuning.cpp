@@ -1,5 +1,9 @@
 #include "yolo/core/allocator_tuning.h"
 
+// Any C library header defines __GLIBC__ on glibc; without one the test below is always false
+// (it only worked while the LibTorch precompiled header happened to come first).
+#include <cstdlib>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
