@@ -123,16 +123,15 @@ FrameDecoder::FrameDecoder(const DecoderOptions& options)
   queue_->max_queued = std::max<size_t>(1, options.max_queued);
 
   description_ = decoder_description(options);
-  const std::string& description = description_;
-  if (const std::string why = missing_decoder_elements(description); !why.empty())
+  if (const std::string why = missing_decoder_elements(description_); !why.empty())
     throw SourceError(why);
   GError* raw = nullptr;
   GstElement* parsed =
-      gst_parse_launch_full(description.c_str(), nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &raw);
+      gst_parse_launch_full(description_.c_str(), nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &raw);
   GErrorPtr error(raw);
   pipeline_ = OwnedPipeline(parsed);
   if (!parsed || error) {
-    throw SourceError(fmt::format("GStreamer cannot build the decoder '{}': {}", description,
+    throw SourceError(fmt::format("GStreamer cannot build the decoder '{}': {}", description_,
                                   error ? error->message : "unknown reason"));
   }
   GstElementPtr sink(gst_bin_get_by_name(GST_BIN(parsed), "frames"));

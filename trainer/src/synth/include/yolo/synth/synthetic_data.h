@@ -93,8 +93,8 @@ SynthReport generate_synthetic_dataset(const SynthOptions& options);
 // Writes an H.264/MP4 video of options.video_objects shapes moving at constant velocities and
 // spinning, bouncing off the frame edges, over a static textured background. Frame size:
 // imgsz × imgsz*9/16, both rounded to even (640 → 640×360); options.video_fps fps;
-// options.video_frames frames. Encoded through OpenCV's GStreamer backend
-// (appsrc ! videoconvert ! I420 ! x264enc ! h264parse ! mp4mux ! filesink).
+// options.video_frames frames. Encoded by the media library's H.264 writer (yolo/media/
+// h264_writer.h: appsrc ! videoconvert ! I420 ! x264enc ! h264parse ! mp4mux ! filesink).
 // `jsonl` receives one JSON object per frame:
 //   {"frame": N, "pts_ms": N*1000/fps, "width": W, "height": H,
 //    "objects": [{"track_id", "class_id", "class_name", "x1", "y1", "x2", "y2", "visibility"}]}
@@ -106,8 +106,8 @@ SynthReport generate_synthetic_dataset(const SynthOptions& options);
 void generate_synthetic_video(const SynthOptions& options, const std::filesystem::path& video,
                               const std::filesystem::path& jsonl);
 
-// Empty when the GStreamer video encoder is usable; otherwise why not (which element or
-// backend is missing), for a clear error or a skipped test.
+// Empty when the GStreamer video encoder is usable; otherwise why not (which element is
+// missing, and its package), for a clear error or a skipped test.
 std::string synthetic_video_unavailable_reason();
 
 // ---- one rendered image, exposed so tests can check labels against pixels ----
