@@ -54,11 +54,21 @@ Sample resize_long_side(Sample s, int imgsz) {
   return s;
 }
 
+MosaicDraw draw_mosaic(int s, Rng& rng) {
+  MosaicDraw d;
+  d.xc = static_cast<int>(uniform(rng, s / 2.0, 1.5 * s));
+  d.yc = static_cast<int>(uniform(rng, s / 2.0, 1.5 * s));
+  return d;
+}
+
 Sample mosaic4(const std::vector<Sample>& tiles, int s, Rng& rng) {
+  return mosaic4(tiles, s, draw_mosaic(s, rng));
+}
+
+Sample mosaic4(const std::vector<Sample>& tiles, int s, const MosaicDraw& d) {
   Sample out;
   out.image = cv::Mat(2 * s, 2 * s, CV_8UC3, cv::Scalar::all(kFill));
-  const int xc = static_cast<int>(uniform(rng, s / 2.0, 1.5 * s));
-  const int yc = static_cast<int>(uniform(rng, s / 2.0, 1.5 * s));
+  const int xc = d.xc, yc = d.yc;
   for (size_t i = 0; i < tiles.size() && i < 4; ++i) {
     const cv::Mat& img = tiles[i].image;
     const int h = img.rows, w = img.cols;
@@ -89,35 +99,57 @@ Sample mosaic4(const std::vector<Sample>& tiles, int s, Rng& rng) {
       out.boxes.push_back(b);
     }
   }
-  // Boxes reaching past the canvas are clipped to it, as Ultralytics' _cat_labels does.
+  // Boxes reaching past the canvas are clipped to it and those left without area dropped, as
+  // Ultralytics' _cat_labels does. Such a box is a line on the canvas edge, and a rotation or
+  // shear would otherwise turn it into a slanted box that passes the candidate rule (its original
+  // area being 0).
   clip_boxes(out.boxes, 2.f * s, 2.f * s);
+  out.boxes.erase(std::remove_if(out.boxes.begin(), out.boxes.end(),
+                                 [](const PixelBox& b) { return !(b.x2 > b.x1 && b.y2 > b.y1); }),
+                  out.boxes.end());
   return out;
 }
 
+PerspectiveDraw draw_perspective(const AugmentParams& p, Rng& rng) {
+  PerspectiveDraw d;  // drawn in Ultralytics' order
+  d.perspective_x = uniform(rng, -p.perspective, p.perspective);
+  d.perspective_y = uniform(rng, -p.perspective, p.perspective);
+  d.degrees = uniform(rng, -p.degrees, p.degrees);
+  d.scale = uniform(rng, 1 - p.scale, 1 + p.scale);
+  d.shear_x = uniform(rng, -p.shear, p.shear);
+  d.shear_y = uniform(rng, -p.shear, p.shear);
+  d.translate_x = uniform(rng, 0.5 - p.translate, 0.5 + p.translate);
+  d.translate_y = uniform(rng, 0.5 - p.translate, 0.5 + p.translate);
+  d.projective = p.perspective != 0;
+  return d;
+}
+
 Sample random_perspective(const Sample& s, const AugmentParams& p, int out_w, int out_h, Rng& rng) {
+  return random_perspective(s, draw_perspective(p, rng), out_w, out_h);
+}
+
+Sample random_perspective(const Sample& s, const PerspectiveDraw& d, int out_w, int out_h) {
   const double kPi = 3.14159265358979323846;
   // Centre, perspective, rotation+scale, shear, translation; M = T * S * R * P * C.
   cv::Matx33d C = cv::Matx33d::eye(), P = cv::Matx33d::eye(), R = cv::Matx33d::eye(),
               S = cv::Matx33d::eye(), T = cv::Matx33d::eye();
   C(0, 2) = -s.image.cols / 2.0;
   C(1, 2) = -s.image.rows / 2.0;
-  P(2, 0) = uniform(rng, -p.perspective, p.perspective);
-  P(2, 1) = uniform(rng, -p.perspective, p.perspective);
-  const double angle = uniform(rng, -p.degrees, p.degrees);
-  const double scale = uniform(rng, 1 - p.scale, 1 + p.scale);
-  cv::Mat rot = cv::getRotationMatrix2D(cv::Point2f(0, 0), angle, scale);
+  P(2, 0) = d.perspective_x;
+  P(2, 1) = d.perspective_y;
+  cv::Mat rot = cv::getRotationMatrix2D(cv::Point2f(0, 0), d.degrees, d.scale);
   for (int r = 0; r < 2; ++r) {
     for (int c = 0; c < 3; ++c) R(r, c) = rot.at<double>(r, c);
   }
-  S(0, 1) = std::tan(uniform(rng, -p.shear, p.shear) * kPi / 180);
-  S(1, 0) = std::tan(uniform(rng, -p.shear, p.shear) * kPi / 180);
-  T(0, 2) = uniform(rng, 0.5 - p.translate, 0.5 + p.translate) * out_w;
-  T(1, 2) = uniform(rng, 0.5 - p.translate, 0.5 + p.translate) * out_h;
+  S(0, 1) = std::tan(d.shear_x * kPi / 180);
+  S(1, 0) = std::tan(d.shear_y * kPi / 180);
+  T(0, 2) = d.translate_x * out_w;
+  T(1, 2) = d.translate_y * out_h;
   const cv::Matx33d M = T * S * R * P * C;
 
   Sample out;
   const cv::Size size(out_w, out_h);
-  if (p.perspective != 0) {
+  if (d.projective) {
     cv::warpPerspective(s.image, out.image, cv::Mat(M), size, cv::INTER_LINEAR, cv::BORDER_CONSTANT,
                         cv::Scalar::all(kFill));
   } else {
@@ -130,7 +162,7 @@ Sample random_perspective(const Sample& s, const AugmentParams& p, int out_w, in
     double x1 = 1e18, y1 = 1e18, x2 = -1e18, y2 = -1e18;
     for (int k = 0; k < 4; ++k) {
       const cv::Vec3d q = M * cv::Vec3d(xs[k], ys[k], 1.0);
-      const double w = p.perspective != 0 ? q[2] : 1.0;
+      const double w = d.projective ? q[2] : 1.0;
       x1 = std::min(x1, q[0] / w), x2 = std::max(x2, q[0] / w);
       y1 = std::min(y1, q[1] / w), y2 = std::max(y2, q[1] / w);
     }
@@ -139,17 +171,30 @@ Sample random_perspective(const Sample& s, const AugmentParams& p, int out_w, in
                static_cast<float>(std::clamp(x2, 0.0, double(out_w))),
                static_cast<float>(std::clamp(y2, 0.0, double(out_h)))};
     if (box_candidate(b.x2 - b.x1, b.y2 - b.y1, n.x2 - n.x1, n.y2 - n.y1,
-                      static_cast<float>(scale))) {
+                      static_cast<float>(d.scale))) {
       out.boxes.push_back(n);
     }
   }
   return out;
 }
 
+HsvDraw draw_hsv(const AugmentParams& p, Rng& rng) {
+  HsvDraw d;
+  if (p.hsv_h == 0 && p.hsv_s == 0 && p.hsv_v == 0) return d;
+  d.h = uniform(rng, -1, 1) * p.hsv_h;
+  d.s = uniform(rng, -1, 1) * p.hsv_s;
+  d.v = uniform(rng, -1, 1) * p.hsv_v;
+  d.enabled = true;
+  return d;
+}
+
 void random_hsv(cv::Mat& bgr, const AugmentParams& p, Rng& rng) {
-  if (p.hsv_h == 0 && p.hsv_s == 0 && p.hsv_v == 0) return;
-  const double rh = uniform(rng, -1, 1) * p.hsv_h, rs = uniform(rng, -1, 1) * p.hsv_s,
-               rv = uniform(rng, -1, 1) * p.hsv_v;
+  random_hsv(bgr, draw_hsv(p, rng));
+}
+
+void random_hsv(cv::Mat& bgr, const HsvDraw& d) {
+  if (!d.enabled) return;
+  const double rh = d.h, rs = d.s, rv = d.v;
   cv::Mat lut_h(1, 256, CV_8U), lut_s(1, 256, CV_8U), lut_v(1, 256, CV_8U);
   for (int x = 0; x < 256; ++x) {
     // OpenCV's 8-bit hue is 0..179; Python's % keeps the result non-negative.
@@ -170,9 +215,20 @@ void random_hsv(cv::Mat& bgr, const AugmentParams& p, Rng& rng) {
   cv::cvtColor(hsv, bgr, cv::COLOR_HSV2BGR);
 }
 
+FlipDraw draw_flips(const AugmentParams& p, Rng& rng) {
+  FlipDraw d;
+  d.ud = uniform(rng, 0, 1) < p.flipud;
+  d.lr = uniform(rng, 0, 1) < p.fliplr;
+  return d;
+}
+
 void random_flips(Sample& s, const AugmentParams& p, Rng& rng) {
+  random_flips(s, draw_flips(p, rng));
+}
+
+void random_flips(Sample& s, const FlipDraw& d) {
   const float w = static_cast<float>(s.image.cols), h = static_cast<float>(s.image.rows);
-  if (uniform(rng, 0, 1) < p.flipud) {
+  if (d.ud) {
     cv::flip(s.image, s.image, 0);
     for (auto& b : s.boxes) {
       const float y1 = h - b.y2, y2 = h - b.y1;
@@ -180,7 +236,7 @@ void random_flips(Sample& s, const AugmentParams& p, Rng& rng) {
       b.y2 = y2;
     }
   }
-  if (uniform(rng, 0, 1) < p.fliplr) {
+  if (d.lr) {
     cv::flip(s.image, s.image, 1);
     for (auto& b : s.boxes) {
       const float x1 = w - b.x2, x2 = w - b.x1;

@@ -230,28 +230,24 @@ Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* t
   }
   if (opts_.rect) {
     // Rect training (Ultralytics): no mosaic, mixup or cutmix (their second samples would have
-    // other shapes); the letterbox to the batch's shape comes before the random perspective,
-    // which keeps that shape.
+    // other shapes); the random perspective centres the image on the batch's shape.
     auto [h, w] = batch_shape(position / opts_.batch);
-    LetterboxOptions lb;
-    lb.height = h;
-    lb.width = w;
-    Sample out = random_perspective(letterbox_sample(load(record), lb), opts_.hyp, w, h, rng);
+    Sample out = random_perspective(load(record), opts_.hyp, w, h, rng);
     finish_augment(out, rng);
     return out;
   }
   std::uniform_int_distribution<size_t> pick(0, records_.size() - 1);
-  // Ultralytics' pre_transform: mosaic (or a letterbox) then the random perspective.
+  // Ultralytics' pre_transform: the mosaic (or the image alone) then the random perspective, which
+  // centres either on the s x s output. No letterbox: its whole-pixel padding would shift an
+  // image with an odd margin by half a pixel against Ultralytics' (tests/parity/
+  // test_augment_replay_parity.cpp replays its draws).
   auto pre_transform = [&](size_t first) {
     if (mosaic_ && std::uniform_real_distribution<double>(0, 1)(rng) < opts_.hyp.mosaic) {
       std::vector<Sample> tiles{load(first)};
       for (int i = 0; i < 3; ++i) tiles.push_back(load(pick(rng)));
       return random_perspective(mosaic4(tiles, s, rng), opts_.hyp, s, s, rng);
     }
-    LetterboxOptions lb;
-    lb.height = lb.width = s;
-    lb.scaleup = false;
-    return random_perspective(letterbox_sample(load(first), lb), opts_.hyp, s, s, rng);
+    return random_perspective(load(first), opts_.hyp, s, s, rng);
   };
   Sample out = pre_transform(record);
   // MixUp with a second pre-transformed sample; off once mosaic closes, as in Ultralytics. The

@@ -86,9 +86,11 @@ class DataLoader {
   // The sample at `position` of `epoch` as the pipeline produces it (for tests and plots);
   // without augmentation `transform` receives the original -> batch pixel mapping.
   Sample make_sample(size_t position, int epoch, LetterboxTransform* transform = nullptr) const;
+  // records[record] as the augmentations start from it: decoded, its long side resized to imgsz,
+  // boxes in its pixels (Ultralytics' load_image).
+  Sample load(size_t record) const;
 
  private:
-  Sample load(size_t record) const;
   // The decoded original (BGR) of records_[record], through its .npy when cache_disk is on.
   cv::Mat decode(size_t record) const;
   // The .npy of records_[record] may be read and written (cache_disk on, no other image maps to
