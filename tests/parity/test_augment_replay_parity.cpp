@@ -19,6 +19,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,10 @@ class AugmentReplayParity : public ::testing::Test {
     fs::create_directories(tmp_.path / "elsewhere");
   }
 
+  const std::vector<yolo::ImageRecord>& records() const { return records_; }
+  // Every output (w, h) of expect_same's cases so far.
+  const std::set<std::vector<int>>& output_sizes() const { return output_sizes_; }
+
   // Ultralytics' cases for these recipe overrides, with the images it wrote under `out`.
   nlohmann::json oracle_cases(const std::string& overrides, const fs::path& out) {
     const nlohmann::json cases =
@@ -139,6 +144,7 @@ class AugmentReplayParity : public ::testing::Test {
       colour_worst = worst(colour_worst, f);
       EXPECT_EQ(box_difference(coloured.boxes, c["boxes"]), "");
       boxes += c["boxes"].size();
+      output_sizes_.insert(c["size"].get<std::vector<int>>());
     }
     std::printf(
         "%s: %zu cases, %zu boxes; worst geometry pixels: mean %.3f, max %d, %.4f > 2 "
@@ -219,7 +225,8 @@ class AugmentReplayParity : public ::testing::Test {
     } else {
       in = loader.load(record(c["image"]));
     }
-    return yolo::random_perspective(in, perspective_draw(c, hyp), kImgsz, kImgsz);
+    const auto size = c["size"].get<std::vector<int>>();  // the batch shape in rect training
+    return yolo::random_perspective(in, perspective_draw(c, hyp), size.at(0), size.at(1));
   }
 
   static void colour_and_flips(yolo::Sample& s, const nlohmann::json& c) {
@@ -276,6 +283,7 @@ class AugmentReplayParity : public ::testing::Test {
             static_cast<int>(max)};
   }
 
+  std::set<std::vector<int>> output_sizes_;  // output (w, h) of expect_same's last case
   yolo::testing::TempDir tmp_{"augment_replay_parity"};
   std::vector<yolo::ImageRecord> records_;
   std::map<std::string, size_t> by_file_;
@@ -301,6 +309,29 @@ TEST_F(AugmentReplayParity, EveryGeometricTransform) {
   hyp.hsv_h = 0.2;
   expect_same("degrees=20 shear=8 perspective=0.0008 scale=0.9 translate=0.25 flipud=0.5 hsv_h=0.2",
               hyp);
+}
+
+// Rect training: no mosaic; each image centred on its batch's shape (Ultralytics' rect training
+// pad 0; batches of 4 sorted by aspect ratio, so shapes from wide to tall, which our
+// DataLoader's batch_shape must give too).
+TEST_F(AugmentReplayParity, RectTraining) {
+  yolo::AugmentParams hyp;
+  hyp.mosaic = 0;
+  expect_same("rect=True batch=4", hyp);
+  yolo::LoaderOptions o;
+  o.imgsz = kImgsz;
+  o.batch = 4;
+  o.rect = true;
+  o.rect_pad = 0.0;
+  o.workers = 0;
+  const yolo::DataLoader loader(records(), o);
+  std::set<std::vector<int>> ours;
+  for (size_t k = 0; k < loader.batches_per_epoch(); ++k) {
+    const auto [h, w] = loader.batch_shape(k);
+    ours.insert({w, h});
+  }
+  EXPECT_EQ(ours, output_sizes());
+  EXPECT_GE(ours.size(), 2u) << "batches of more than one shape";
 }
 
 // After close_mosaic: a single image, smaller than the output on one side, centred by the random

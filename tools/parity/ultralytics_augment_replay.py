@@ -10,7 +10,7 @@ colour and flips (OUT/case_K_geometry.png: mosaic and random perspective only) a
     {"image": file, "mosaic": bool, "tiles": [file x 4], "xc": int, "yc": int,
      "perspective": [px, py, degrees, scale, shear_x, shear_y, translate_x, translate_y],
      "hsv": [h, s, v] (gains, already multiplied) or null, "flipud": bool, "fliplr": bool,
-     "boxes": [[cls, x1, y1, x2, y2] in output pixels]}
+     "boxes": [[cls, x1, y1, x2, y2] in output pixels], "size": [w, h] of the output}
 
 tests/parity/test_augment_replay_parity.cpp applies our transforms with the same draws to the
 same images and compares the boxes and pixels.
@@ -70,10 +70,12 @@ def main() -> None:
     yaml, imgsz, cases, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     out_dir = Path(sys.argv[5])
     out_dir.mkdir(parents=True, exist_ok=True)
-    overrides = {k: float(v) for k, v in (kv.split("=", 1) for kv in sys.argv[6:])}
+    overrides = {k: (v == "True") if v in ("True", "False") else float(v)
+                 for k, v in (kv.split("=", 1) for kv in sys.argv[6:])}
     cfg = get_cfg(DEFAULT_CFG, {"imgsz": imgsz, "task": "detect", **overrides})
     data = check_det_dataset(yaml, autodownload=False)
-    ds = build_yolo_dataset(cfg, data["train"], batch=16, data=data, mode="train")
+    ds = build_yolo_dataset(cfg, data["train"], batch=int(overrides.get("batch", 16)), data=data,
+                            mode="train", rect=cfg.rect)
     if cfg.mosaic == 0:
         ds.close_mosaic(cfg)
     steps = [t for t in ds.transforms.transforms if type(t).__name__ != "Format"]
@@ -150,7 +152,8 @@ def main() -> None:
         case = {"image": first, "mosaic": bool(mosaic_layouts), "perspective": perspectives[0],
                 "hsv": (hsv_draws[0] * [cfg.hsv_h, cfg.hsv_s, cfg.hsv_v]).tolist() if hsv_draws
                 else None,
-                "flipud": flips[0] < cfg.flipud, "fliplr": flips[1] < cfg.fliplr, "boxes": boxes}
+                "flipud": flips[0] < cfg.flipud, "fliplr": flips[1] < cfg.fliplr, "boxes": boxes,
+                "size": [int(labels["img"].shape[1]), int(labels["img"].shape[0])]}
         if mosaic_layouts:
             layout = mosaic_layouts[0]
             case["tiles"] = [item["labels_patch"]["im_file"] for item in layout]
