@@ -23,6 +23,10 @@ set -euo pipefail
 torch_version="${YOLO_TORCH_VERSION:-2.11.0}"
 # The oracle of tests/parity: the newest Ultralytics 8.4 when the parity work started.
 ultralytics_version="8.4.190"
+# Its OpenCV, pinned too: Ultralytics accepts any opencv-python, and 5.1 rounds the HSV
+# conversion differently from 5.0 (one level; test_augment_replay_parity compares those pixels
+# exactly), so a new release on PyPI must not change the oracle under the tests.
+oracle_opencv_version="5.0.0.93"
 venv="${YOLO_VENV:-/opt/yolo-edge/venv}"
 with_debian_libtorch=0
 with_oracle=0
@@ -100,13 +104,14 @@ else
 fi
 
 if [ "$with_oracle" -eq 1 ]; then
-  have="$("$venv/bin/python" -c 'import ultralytics; print(ultralytics.__version__)' 2>/dev/null || true)"
-  if [ "$have" = "$ultralytics_version" ]; then
-    echo "install-deps: ultralytics $have present (the parity oracle)"
+  have="$("$venv/bin/python" -c 'import ultralytics, importlib.metadata as m; print(ultralytics.__version__, m.version("opencv-python"))' 2>/dev/null || true)"
+  if [ "$have" = "$ultralytics_version $oracle_opencv_version" ]; then
+    echo "install-deps: ultralytics and opencv-python $have present (the parity oracle)"
   else
-    echo "install-deps: installing ultralytics==$ultralytics_version into $venv (the parity oracle)"
+    echo "install-deps: installing ultralytics==$ultralytics_version, opencv-python==$oracle_opencv_version into $venv (the parity oracle)"
     # torch stays pinned; pip picks the torchvision built for it.
     $SUDO "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-      "torch==$torch_version" torchvision "ultralytics==$ultralytics_version"
+      "torch==$torch_version" torchvision "ultralytics==$ultralytics_version" \
+      "opencv-python==$oracle_opencv_version"
   fi
 fi
