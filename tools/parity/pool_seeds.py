@@ -21,8 +21,9 @@ import statistics
 import sys
 from pathlib import Path
 
-METRICS = {"hold": "held-out mAP50-95", "hold50": "held-out mAP50", "map": "own-val mAP50-95",
-           "map50": "own-val mAP50", "wall": "wall s"}
+from side_by_side import COLS  # the summary.json keys and their column names
+
+METRICS = dict(COLS)
 
 
 def t_quantile(dof: int) -> float:
