@@ -27,6 +27,10 @@ ultralytics_version="8.4.190"
 # conversion differently from 5.0 (one level; test_augment_replay_parity compares those pixels
 # exactly), so a new release on PyPI must not change the oracle under the tests.
 oracle_opencv_version="5.0.0.93"
+# The trackers' oracles: lap is the assignment solver Ultralytics' trackers import (it would
+# otherwise try to install it at run time); py-motmetrics and TrackEval are the field's reference
+# MOT metrics (tests/tracking).
+oracle_tracking_packages="lap==0.5.13 motmetrics==1.4.0 trackeval==1.3.0"
 venv="${YOLO_VENV:-/opt/yolo-edge/venv}"
 with_debian_libtorch=0
 with_oracle=0
@@ -55,6 +59,8 @@ packages=(
   # configuration, JSON, HTTP, logging, CLI
   libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libzip-dev libspdlog-dev libfmt-dev
   libcli11-dev
+  # tracking: the Kalman filters' matrices
+  libeigen3-dev
   # tests
   libgtest-dev
   # misc tools used by tests and the quickstart
@@ -104,14 +110,14 @@ else
 fi
 
 if [ "$with_oracle" -eq 1 ]; then
-  have="$("$venv/bin/python" -c 'import ultralytics, importlib.metadata as m; print(ultralytics.__version__, m.version("opencv-python"))' 2>/dev/null || true)"
-  if [ "$have" = "$ultralytics_version $oracle_opencv_version" ]; then
+  have="$("$venv/bin/python" -c 'import ultralytics, importlib.metadata as m; print(ultralytics.__version__, m.version("opencv-python"), *("%s==%s" % (p, m.version(p)) for p in ("lap", "motmetrics", "trackeval")))' 2>/dev/null || true)"
+  if [ "$have" = "$ultralytics_version $oracle_opencv_version $oracle_tracking_packages" ]; then
     echo "install-deps: ultralytics and opencv-python $have present (the parity oracle)"
   else
-    echo "install-deps: installing ultralytics==$ultralytics_version, opencv-python==$oracle_opencv_version into $venv (the parity oracle)"
+    echo "install-deps: installing ultralytics==$ultralytics_version, opencv-python==$oracle_opencv_version, $oracle_tracking_packages into $venv (the parity oracle)"
     # torch stays pinned; pip picks the torchvision built for it.
     $SUDO "$venv/bin/python" -m pip install -q --disable-pip-version-check \
       "torch==$torch_version" torchvision "ultralytics==$ultralytics_version" \
-      "opencv-python==$oracle_opencv_version"
+      "opencv-python==$oracle_opencv_version" $oracle_tracking_packages
   fi
 fi
