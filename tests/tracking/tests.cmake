@@ -8,4 +8,4 @@ yolo_add_test(NAME test_tracking LABEL unit NO_TORCH
 yolo_add_test(NAME test_tracker_parity LABEL parity NO_TORCH
   SOURCES ${_dir}/test_tracker_parity.cpp LIBS yolo_tracking opencv_imgproc opencv_imgcodecs
   TIMEOUT 600)
-include(${_dir}/metrics_tests.cmake OPTIONAL)
+include(${_dir}/metrics_tests.cmake)
