@@ -12,7 +12,7 @@ endif()
 
 set(_gst "<(gst|glib|gio)/|<glib(-object)?\\.h>")
 set(_torch "<(torch|ATen|c10)/")
-set(_above_core "yolo/(models|runtime|serving|media|trainer|synth|monitor)/")
+set(_above_core "yolo/(models|runtime|serving|media|tracking|trainer|synth|monitor)/")
 
 # folder;forbidden include (regex);why
 set(_rules
@@ -24,13 +24,17 @@ set(_rules
   "models|${_gst}|GStreamer belongs in media/ and pipelines/"
   "models|<opencv2/|the model zoo has no OpenCV"
   "models|<httplib\\.h>|HTTP belongs in serving/"
-  "models|yolo/(runtime|serving|media|trainer|synth|monitor)/|models includes no layer above it"
+  "models|yolo/(runtime|serving|media|tracking|trainer|synth|monitor)/|models includes no layer above it"
   "media|${_torch}|media has no LibTorch"
   "media|<httplib\\.h>|HTTP belongs in serving/"
-  "media|yolo/(models|runtime|serving|trainer|synth|monitor)/|media builds on core only"
+  "media|yolo/(models|runtime|serving|tracking|trainer|synth|monitor)/|media builds on core only"
   "runtime|${_gst}|GStreamer belongs in media/ and pipelines/"
   "runtime|<httplib\\.h>|HTTP belongs in serving/"
-  "runtime|yolo/(serving|media|trainer|synth|monitor)/|runtime includes no layer above it"
+  "runtime|yolo/(serving|media|tracking|trainer|synth|monitor)/|runtime includes no layer above it"
+  "tracking|${_torch}|tracking has no LibTorch"
+  "tracking|${_gst}|GStreamer belongs in media/ and pipelines/"
+  "tracking|<httplib\\.h>|HTTP belongs in serving/"
+  "tracking|yolo/(models|runtime|serving|media|trainer|synth|monitor)/|tracking builds on core only"
   "serving|${_gst}|GStreamer belongs in media/ and pipelines/"
   "serving|yolo/(media|trainer|synth|monitor)/|serving includes no trainer or pipeline code"
   "trainer|${_gst}|the trainer reaches GStreamer through yolo/media/ only"

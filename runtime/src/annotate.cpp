@@ -45,8 +45,11 @@ std::string detection_label(const Detection& d, const AnnotateOptions& options) 
   if (!options.show_labels) return {};
   // NaN: a region without a score (another GStreamer element's), labelled by its name only.
   const bool scored = !std::isnan(d.confidence);
-  return options.show_conf && scored ? fmt::format("{} {:.2f}", d.class_name, d.confidence)
-                                     : d.class_name;
+  const std::string name = options.show_conf && scored
+                               ? fmt::format("{} {:.2f}", d.class_name, d.confidence)
+                               : d.class_name;
+  // Ultralytics' label for a tracked box: "id:7 person 0.91".
+  return d.track_id > 0 ? fmt::format("id:{} {}", d.track_id, name) : name;
 }
 
 std::vector<BoxDrawing> layout_detections(int height, int width,

@@ -38,13 +38,16 @@ std::string format_utc(std::chrono::system_clock::time_point t) {
 }
 
 nlohmann::json to_json(const Detection& d) {
-  return {{"x1", d.x1},
-          {"y1", d.y1},
-          {"x2", d.x2},
-          {"y2", d.y2},
-          {"confidence", d.confidence},
-          {"class_id", d.class_id},
-          {"class_name", d.class_name}};
+  nlohmann::json j = {{"x1", d.x1},
+                      {"y1", d.y1},
+                      {"x2", d.x2},
+                      {"y2", d.y2},
+                      {"confidence", d.confidence},
+                      {"class_id", d.class_id},
+                      {"class_name", d.class_name}};
+  // Only when tracking is on, so readers of untracked output see the fields they always saw.
+  if (d.track_id > 0) j["track_id"] = d.track_id;
+  return j;
 }
 
 nlohmann::json to_json(const FrameResult& r) {

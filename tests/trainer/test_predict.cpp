@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
+#include <set>
 #include <thread>
 
 #ifdef YOLO_HAVE_RTSP_SERVER
@@ -21,6 +22,7 @@
 #include "predict/video_writer.h"
 #include "run_command.h"
 #include "test_files.h"
+#include "yolo/core/error.h"
 #include "yolo/media/h264_writer.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/synth/synthetic_data.h"
@@ -470,6 +472,76 @@ TEST(Predict, SettingsErrors) {
   EXPECT_FALSE(o.nms.multi_label);
   EXPECT_EQ(o.nms.classes, (std::vector<int>{1, 2}));
   EXPECT_EQ(o.batch, 1);
+}
+
+// `track` is predict with a tracker: conf defaults to 0.1, the tracker's settings are read and
+// checked up front, results go to runs/detect/track*.
+TEST(Track, SettingsDefaultsAndErrors) {
+  yolo::Config cfg;
+  cfg.apply_text_overrides({{"model", "m.torchscript"}, {"source", "v.mp4"}});
+  const auto o = yolo::PredictOptions::for_tracking(cfg, "cpu");
+  ASSERT_TRUE(o.tracker.has_value());
+  EXPECT_EQ(o.tracker->type, yolo::tracking::TrackerType::kBotSort);  // Ultralytics' default
+  EXPECT_FLOAT_EQ(o.nms.conf, 0.1f);
+  cfg.apply_text_overrides({{"tracker", "bytetrack.yaml"}, {"conf", "0.3"}});
+  const auto b = yolo::PredictOptions::for_tracking(cfg, "cpu");
+  EXPECT_EQ(b.tracker->type, yolo::tracking::TrackerType::kByteTrack);
+  EXPECT_FLOAT_EQ(b.nms.conf, 0.3f);
+  cfg.apply_text_overrides({{"tracker", "no_such_tracker.yaml"}});
+  EXPECT_THROW(yolo::PredictOptions::for_tracking(cfg, "cpu"), yolo::UsageError);
+  EXPECT_FALSE(yolo::PredictOptions::from_config(cfg, "cpu").tracker.has_value());
+}
+
+// Every reported detection carries its track id (JSON, labels); ids start at 1 in each video.
+// The untrained model's boxes are noise, so the tracker here takes every box (thresholds 0);
+// what is checked is the wiring, the tracker's behaviour has its own tests (tests/tracking/).
+TEST(Track, VideoDetectionsCarryIdsThatRestartPerVideo) {
+  if (!fixture().has_video) GTEST_SKIP() << fixture().no_video_reason;
+  TempDir tmp("track_video");
+  const fs::path tracker = tmp.path / "every_box.yaml";
+  yolo::testing::write_file(tracker,
+                            "tracker_type: bytetrack\ntrack_high_thresh: 0.0\n"
+                            "track_low_thresh: 0.0\nnew_track_thresh: 0.0\nmatch_thresh: 1.0\n");
+  const fs::path list = tmp.path / "twice.txt";
+  yolo::testing::write_file(list,
+                            fixture().video.string() + "\n" + fixture().video.string() + "\n");
+  yolo::Config cfg;
+  cfg.apply_text_overrides({{"model", fixture().model.string()},
+                            {"source", list.string()},
+                            {"conf", "0.0001"},
+                            {"max_det", "5"},
+                            {"project", (tmp.path / "runs").string()},
+                            {"tracker", tracker.string()},
+                            {"save_txt", "True"},
+                            {"verbose", "false"}});
+  const yolo::PredictReport r = yolo::run_predict(yolo::PredictOptions::for_tracking(cfg, "cpu"));
+  EXPECT_EQ(r.frames, 2 * kVideoFrames);
+  EXPECT_EQ(r.save_dir.filename(), "track");
+  const auto jsonl = lines_of(r.save_dir / "predictions.jsonl");
+  ASSERT_EQ(jsonl.size(), static_cast<size_t>(2 * kVideoFrames));
+  int64_t tracked = 0;
+  for (size_t k = 0; k < jsonl.size(); ++k) {
+    const auto j = nlohmann::json::parse(jsonl[k]);
+    std::set<int64_t> ids;
+    for (const auto& d : j["detections"]) {
+      ASSERT_TRUE(d.contains("track_id")) << jsonl[k];
+      ids.insert(d["track_id"].get<int64_t>());
+      ++tracked;
+    }
+    EXPECT_EQ(ids.size(), j["detections"].size()) << "an id twice in one frame: " << jsonl[k];
+    // The first frame of each video confirms its tracks at once, numbered from 1.
+    if (k % kVideoFrames == 0 && !ids.empty()) {
+      EXPECT_EQ(*ids.begin(), 1) << jsonl[k];
+      EXPECT_EQ(*ids.rbegin(), static_cast<int64_t>(ids.size())) << jsonl[k];
+    }
+  }
+  EXPECT_GT(tracked, 0);
+  // Label lines end with the id: class cx cy w h id.
+  const auto labels = files_in(r.save_dir / "labels", ".txt");
+  ASSERT_FALSE(labels.empty());
+  const auto first = lines_of(labels.front());
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(split(first.front()).size(), 6u) << first.front();
 }
 
 #ifdef YOLO_TRAINER_BIN

@@ -20,7 +20,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 const std::vector<std::string>& known_modes() {
-  static const std::vector<std::string> modes = {"train",  "val",  "predict", "export",
+  static const std::vector<std::string> modes = {"train",  "val",  "predict", "track",  "export",
                                                  "checks", "info", "synth",   "version"};
   return modes;
 }

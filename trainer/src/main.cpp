@@ -72,6 +72,7 @@ int run(const std::vector<std::string>& args) {
   if (cmd.mode == "export") return run_export_mode(cfg, device);
   if (cmd.mode == "val") return run_val_mode(cfg, device);
   if (cmd.mode == "predict") return run_predict_mode(cfg, device);
+  if (cmd.mode == "track") return run_track_mode(cfg, device);
   spdlog::error("mode '{}' is not available in this build yet", cmd.mode);
   return kExitFailure;
 }

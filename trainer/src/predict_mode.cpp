@@ -15,8 +15,9 @@
 
 namespace yolo {
 
-int run_predict_mode(const Config& cfg, const SelectedDevice& device) {
-  const PredictOptions options = PredictOptions::from_config(cfg, device.torch_string());
+namespace {
+
+int run_prediction(const PredictOptions& options) {
   // Before the model loads, so that a signal during setup is seen too.
   std::atomic<bool> stop{false};
   StopSignalWatcher watcher([&](int sig) {
@@ -38,6 +39,16 @@ int run_predict_mode(const Config& cfg, const SelectedDevice& device) {
     spdlog::warn("{} input{} of source={} skipped (see above)", report.problems.size(),
                  report.problems.size() == 1 ? "" : "s", options.source);
   return 0;
+}
+
+}  // namespace
+
+int run_predict_mode(const Config& cfg, const SelectedDevice& device) {
+  return run_prediction(PredictOptions::from_config(cfg, device.torch_string()));
+}
+
+int run_track_mode(const Config& cfg, const SelectedDevice& device) {
+  return run_prediction(PredictOptions::for_tracking(cfg, device.torch_string()));
 }
 
 }  // namespace yolo

@@ -19,6 +19,7 @@ std::string format_label_lines(const std::vector<Detection>& detections, int wid
     // fmt's {:g} is printf's %g: 6 significant digits, no trailing zeros, as Python's "%g".
     out += fmt::format("{} {:g} {:g} {:g} {:g}", d.class_id, cx, cy, w, h);
     if (save_conf) out += fmt::format(" {:g}", d.confidence);
+    if (d.track_id > 0) out += fmt::format(" {}", d.track_id);  // as Ultralytics' track
     out += '\n';
   }
   return out;

@@ -13,6 +13,9 @@ namespace {
 
 // Predict's confidence threshold when conf is null (Ultralytics engine/model.py: predict).
 constexpr float kDefaultPredictConf = 0.25f;
+// Track's (Ultralytics engine/model.py: track, "ByteTrack-based method needs low confidence
+// predictions as input").
+constexpr float kDefaultTrackConf = 0.1f;
 
 }  // namespace
 
@@ -84,6 +87,19 @@ PredictOptions PredictOptions::from_config(const Config& cfg, const std::string&
   o.exist_ok = cfg.get_bool("exist_ok");
   o.verbose = cfg.get_bool("verbose");
   if (cfg.was_set("imgsz")) o.imgsz = cfg.get_int_list("imgsz");
+  return o;
+}
+
+PredictOptions PredictOptions::for_tracking(const Config& cfg, const std::string& torch_device) {
+  PredictOptions o = from_config(cfg, torch_device);
+  o.tracker = tracking::load_tracker_config(cfg.get_string("tracker"));
+  if (cfg.is_null("conf")) o.nms.conf = kDefaultTrackConf;
+  if (o.nms.conf > static_cast<float>(o.tracker->track_low_thresh)) {
+    spdlog::warn(
+        "conf={:g} is above the tracker's track_low_thresh ({:g}): its second association will "
+        "see no low-score boxes; leave conf unset (0.1) for tracking",
+        o.nms.conf, o.tracker->track_low_thresh);
+  }
   return o;
 }
 

@@ -12,6 +12,7 @@
 #include "yolo/runtime/detection.h"
 #include "yolo/runtime/engine.h"
 #include "yolo/runtime/image_detect.h"
+#include "yolo/tracking/stream_trackers.h"
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/model_source.h"
 #include "yolo/trainer/run_dir.h"
@@ -39,6 +40,7 @@ class PredictRun {
   PredictRun(const PredictOptions& o, Engine& engine) : o_(o), engine_(engine) {
     nms_ = o.nms;
     nms_.multi_label = false;  // predict keeps the best class per box (Ultralytics)
+    if (o.tracker) trackers_.emplace(*o.tracker);
   }
 
   void process(std::vector<Frame>& batch, PredictReport& report) {
@@ -63,6 +65,7 @@ class PredictRun {
       const torch::Tensor rows = dets[i].boxes.to(torch::kFloat).contiguous();
       r.detections =
           detections_from_rows(rows.data_ptr<float>(), rows.size(0), engine_.metadata().names);
+      if (trackers_) r.detections = track(f, r.detections);
       if (o_.verbose) {
         fmt::print("{}{}x{} {}, {:.1f}ms\n", frame_prefix(f), engine_.input_height(),
                    engine_.input_width(), summarize_detections(r.detections), t.inference_ms);
@@ -93,11 +96,41 @@ class PredictRun {
  private:
   bool saving() const { return o_.save || o_.save_txt || o_.save_crop; }
 
+  // The frame's confirmed tracks as detections with ids and the tracker's boxes. One tracker per
+  // live stream; files share one that starts over with each new input, video or image
+  // (Ultralytics' track without persist), so ids never run on from one input into the next.
+  std::vector<Detection> track(const Frame& f, const std::vector<Detection>& detections) {
+    const bool live = f.origin == FrameOrigin::kStream;
+    tracking::Tracker& tracker = trackers_->tracker(live ? "stream:" + f.stream_id : "files");
+    if (!live && f.item != tracked_input_) {
+      tracker.reset();
+      tracked_input_ = f.item;
+    }
+    std::vector<tracking::TrackerDetection> in;
+    in.reserve(detections.size());
+    for (const Detection& d : detections) {
+      in.push_back({d.x1, d.y1, d.x2, d.y2, d.confidence, d.class_id});
+    }
+    std::vector<Detection> out;
+    for (const tracking::Track& t : tracker.update(in, &f.image)) {
+      Detection d = detections[t.detection_index];
+      d.x1 = t.x1;
+      d.y1 = t.y1;
+      d.x2 = t.x2;
+      d.y2 = t.y2;
+      d.confidence = t.score;
+      d.track_id = t.id;
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
   // The run folder is made with the first frame, so that a source with nothing readable leaves
   // no empty predictN folder behind.
   predict::PredictionSaver& saver(PredictReport& report) {
     if (!saver_) {
-      report.save_dir = make_run_dir(o_.project, o_.name, "predict", o_.exist_ok);
+      report.save_dir =
+          make_run_dir(o_.project, o_.name, o_.tracker ? "track" : "predict", o_.exist_ok);
       predict::SaveOptions s;
       s.dir = report.save_dir;
       s.save = o_.save;
@@ -116,6 +149,8 @@ class PredictRun {
   NmsOptions nms_;
   std::optional<predict::PredictionSaver> saver_;
   size_t largest_batch_ = 0;
+  std::optional<tracking::StreamTrackers> trackers_;
+  int tracked_input_ = 0;  // the input (Frame::item) the files' tracker is following
 };
 
 }  // namespace

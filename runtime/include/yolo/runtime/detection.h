@@ -4,8 +4,10 @@
 //   {"stream_id": "cam1", "seq": 12, "frame": 345, "pts_ns": 11500000000,
 //    "timestamp": "2026-11-30T05:44:25.123Z", "width": 1920, "height": 1080,
 //    "detections": [{"x1": 10.5, "y1": 20.0, "x2": 110.0, "y2": 220.25,
-//                    "confidence": 0.91, "class_id": 0, "class_name": "person"}]}
+//                    "confidence": 0.91, "class_id": 0, "class_name": "person",
+//                    "track_id": 7}]}
 // Coordinates are source-frame pixels; pts_ns is -1 when the source has no timestamps.
+// track_id is there only when a tracker gave the detection an identity (tracking on).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -23,6 +25,9 @@ struct Detection {
   float confidence = 0;                  // 0..1
   int class_id = 0;
   std::string class_name;
+  // The object's identity over time (from 1 per stream, yolo/tracking/tracker.h) when a tracker
+  // ran; 0 when not tracked. Tracked boxes are the tracker's filtered ones.
+  int64_t track_id = 0;
 };
 
 struct FrameResult {

@@ -22,5 +22,8 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device);
 // `predict`: detections for images, folders, globs, lists, videos and streams, saved under
 // runs/detect/predict*; 0 when any frame was processed, 1 when nothing could be read.
 int run_predict_mode(const Config& cfg, const SelectedDevice& device);
+// `track`: predict with a tracker (tracker=botsort.yaml): detections carry track ids; saved under
+// runs/detect/track*.
+int run_track_mode(const Config& cfg, const SelectedDevice& device);
 
 }  // namespace yolo

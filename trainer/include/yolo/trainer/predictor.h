@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "yolo/runtime/postprocess.h"
+#include "yolo/tracking/tracker_config.h"
 #include "yolo/trainer/predict_results.h"
 #include "yolo/trainer/predict_sources.h"
 
@@ -42,10 +43,17 @@ struct PredictOptions {
   std::vector<long long> imgsz;  // as given, only to warn that the traced size is used instead
   std::optional<bool>
       nms_setting;  // nms= as given, only to warn when the file's traced head differs
+  // `track`: the tracker's settings; the detections become its confirmed tracks, with ids
+  // (yolo/tracking/tracker.h). nullopt for `predict`.
+  std::optional<tracking::TrackerConfig> tracker;
 
   // From the keys of config/default.yaml (conf null -> 0.25, batch 1 unless given). Throws
   // ConfigError for missing or invalid keys (no model, no source, vid_stride < 1, ...).
   static PredictOptions from_config(const Config& cfg, const std::string& torch_device);
+  // The same for `track`: tracker= read and checked (UsageError when it is bad), and conf null
+  // -> 0.1 as Ultralytics' model.track, because the tracker's second association needs the
+  // low-score boxes.
+  static PredictOptions for_tracking(const Config& cfg, const std::string& torch_device);
 };
 
 struct PredictReport {
