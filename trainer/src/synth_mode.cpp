@@ -45,7 +45,8 @@ int run_synth_mode(const Config& cfg) {
       r.train_images, r.val_images, r.background_images, r.instances, o.num_classes,
       r.yaml.string());
   if (o.video)
-    fmt::print("  video: {}\n  ground truth: {}\n", r.video.string(), r.video_labels.string());
+    fmt::print("  video: {}\n  ground truth: {} (MOTChallenge: {})\n", r.video.string(),
+               r.video_labels.string(), r.video_mot.string());
   return 0;
 }
 

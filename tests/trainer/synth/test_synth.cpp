@@ -337,8 +337,11 @@ TEST_F(SynthTest, VideoAndGroundTruth) {
   ASSERT_EQ(report.video, o.dir / "video" / "synthetic.mp4");
   ASSERT_EQ(report.video_labels, o.dir / "video" / "synthetic.jsonl");
   ASSERT_TRUE(fs::exists(report.video));
-  // Nothing but the two finished files: the temporary name was renamed.
-  EXPECT_EQ(std::distance(fs::directory_iterator(o.dir / "video"), fs::directory_iterator{}), 2);
+  ASSERT_EQ(report.video_mot, o.dir / "video" / "gt" / "gt.txt");
+  // Nothing but the finished files: the temporary names were renamed.
+  EXPECT_EQ(std::distance(fs::directory_iterator(o.dir / "video"), fs::directory_iterator{}), 3);
+  EXPECT_EQ(std::distance(fs::directory_iterator(o.dir / "video" / "gt"), fs::directory_iterator{}),
+            1);
 
   cv::VideoCapture cap(report.video.string());
   ASSERT_TRUE(cap.isOpened()) << report.video;
@@ -375,6 +378,22 @@ TEST_F(SynthTest, VideoAndGroundTruth) {
     }
   }
   EXPECT_GE(boxes, 20 * 3) << "4 shapes per frame, rarely one fully hidden";
+
+  // The MOTChallenge ground truth holds the same boxes: frame + 1, track_id + 1, x, y, w, h.
+  const auto mot = lines_of(read_text(report.video_mot));
+  ASSERT_EQ(mot.size(), static_cast<size_t>(boxes));
+  size_t row = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    for (const auto& obj : nlohmann::json::parse(lines[i]).at("objects")) {
+      const int x1 = obj.at("x1"), y1 = obj.at("y1"), x2 = obj.at("x2"), y2 = obj.at("y2");
+      const std::string want = std::to_string(i + 1) + "," +
+                               std::to_string(obj.at("track_id").get<int>() + 1) + "," +
+                               std::to_string(x1) + "," + std::to_string(y1) + "," +
+                               std::to_string(x2 - x1) + "," + std::to_string(y2 - y1) +
+                               ",1,-1,-1,-1";
+      EXPECT_EQ(mot.at(row++), want);
+    }
+  }
 
   // Shapes move: the first object's box is not the same in the first and last frame.
   const auto first = nlohmann::json::parse(lines.front()).at("objects");

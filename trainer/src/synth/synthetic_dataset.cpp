@@ -186,7 +186,8 @@ SynthReport generate_synthetic_dataset(const SynthOptions& options) {
   if (options.video) {
     report.video = options.dir / "video" / "synthetic.mp4";
     report.video_labels = options.dir / "video" / "synthetic.jsonl";
-    generate_synthetic_video(options, report.video, report.video_labels);
+    report.video_mot = options.dir / "video" / "gt" / "gt.txt";
+    generate_synthetic_video(options, report.video, report.video_labels, report.video_mot);
   }
   return report;
 }

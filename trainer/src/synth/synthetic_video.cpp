@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
@@ -101,7 +102,8 @@ std::string synthetic_video_unavailable_reason() {
 }
 
 void generate_synthetic_video(const SynthOptions& options, const std::filesystem::path& video,
-                              const std::filesystem::path& jsonl) {
+                              const std::filesystem::path& jsonl,
+                              const std::filesystem::path& mot) {
   validate_synth_options(options);
   Random rng(stream_seed(options.seed, kVideoStream, 0));
   const cv::Size frame_size = video_frame_size(options.imgsz);
@@ -111,7 +113,7 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
 
   spdlog::info("synth: writing {} frames of {}x{} at {} fps to {}", options.video_frames,
                frame_size.width, frame_size.height, options.video_fps, video.string());
-  std::string ground_truth;
+  std::string ground_truth, mot_ground_truth;
   write_atomically(video, [&](const std::filesystem::path& tmp) {
     // zero_latency: the video is served again as a live camera (RTSP) in the monitor's tests.
     media::H264Writer writer(tmp, frame_size,
@@ -143,6 +145,8 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
                            {"x2", p.box.x + p.box.width},
                            {"y2", p.box.y + p.box.height},
                            {"visibility", round_to(p.visibility, 1e-4)}});
+        mot_ground_truth += fmt::format("{},{},{},{},{},{},1,-1,-1,-1\n", f + 1, p.shape + 1,
+                                        p.box.x, p.box.y, p.box.width, p.box.height);
       }
       const nlohmann::ordered_json line = {
           {"frame", f},
@@ -162,6 +166,10 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
     writer.finish();
   });
   write_file_atomically(jsonl, ground_truth);
+  if (!mot.empty()) {
+    std::filesystem::create_directories(mot.parent_path());
+    write_file_atomically(mot, mot_ground_truth);
+  }
   spdlog::info("synth: video done: {} and {}", video.string(), jsonl.string());
 }
 

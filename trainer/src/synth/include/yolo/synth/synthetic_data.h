@@ -74,6 +74,9 @@ struct SynthReport {
   std::vector<int> class_instances;    // label lines per class id (size nc)
   std::filesystem::path video;         // <dir>/video/synthetic.mp4, empty unless options.video
   std::filesystem::path video_labels;  // <dir>/video/synthetic.jsonl, empty unless options.video
+  // <dir>/video/gt/gt.txt: the same ground truth in MOTChallenge's layout, for tracking metrics;
+  // empty unless options.video.
+  std::filesystem::path video_mot;
 };
 
 // Throws std::invalid_argument naming the first invalid option and its valid range.
@@ -101,10 +104,14 @@ SynthReport generate_synthetic_dataset(const SynthOptions& options);
 // with boxes in frame pixels (x2, y2 exclusive: the box covers columns x1..x2-1) around the
 // object's visible pixels. Every object with visible pixels is listed (a moving object cannot
 // vanish); `visibility` is visible area / full area so evaluators can mark occluded ones.
-// Both files are written to temporary names and renamed when complete. Throws
+// `mot` (when not empty) receives the same boxes as MOTChallenge ground truth, one line per
+// object per frame: `frame,id,x,y,w,h,1,-1,-1,-1` with frames and ids from 1 (id = track_id + 1)
+// and (x, y) the top-left corner, what tracking evaluators (ours, TrackEval, py-motmetrics) read.
+// The files are written to temporary names and renamed when complete. Throws
 // std::runtime_error naming the missing GStreamer element when the encoder cannot be built.
 void generate_synthetic_video(const SynthOptions& options, const std::filesystem::path& video,
-                              const std::filesystem::path& jsonl);
+                              const std::filesystem::path& jsonl,
+                              const std::filesystem::path& mot = {});
 
 // Empty when the GStreamer video encoder is usable; otherwise why not (which element is
 // missing, and its package), for a clear error or a skipped test.
