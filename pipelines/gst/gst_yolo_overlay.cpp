@@ -5,10 +5,13 @@
  * Draws the region-of-interest metas of each frame: boxes in class colours with a label tab
  * ("person 0.87"), as `yolo draw=true` and Ultralytics' plots do. Regions with a "detection"
  * params structure (the `yolo` element's, or another detector's of the same shape) are labelled
- * with their class and confidence; other elements' regions (a tracker's, say) with their ROI type.
- * Frames without regions pass through unmapped and uncopied. With the `yolo` element's default
- * inference-interval of 1, `yolo ! yolooverlay` gives the same pixels as `yolo draw=true`; between
- * inferences the `yolo` element attaches no metas, so there is nothing to draw on those frames.
+ * with their class and confidence; other elements' regions (another analyser's, say) with their
+ * ROI type. Tracked regions (a "tracking" structure, from yolotracker) are labelled with their id
+ * first ("id:3 person 0.87"), and with trails=N also get a line through the centres of their last
+ * N boxes. Frames without regions pass through unmapped and uncopied. With the `yolo` element's
+ * default inference-interval of 1, `yolo ! yolooverlay` gives the same pixels as
+ * `yolo draw=true`; between inferences the `yolo` element attaches no metas, so there is nothing
+ * to draw on those frames.
  *
  * ## Example launch line
  * |[
@@ -22,10 +25,23 @@
 #include <gst/video/gstvideometa.h>
 
 #include <exception>
+#include <new>
 
 #include "debug.h"
+#include "id_reset_rule.h"
+#include "track_trails.h"
 #include "video_frames.h"
 #include "yolo/gst/detection_meta.h"
+
+namespace yolo::gst {
+
+// The trails and when to forget them: ids start again upstream by the same rule.
+struct OverlayTrails {
+  TrackTrails trails;
+  IdResetRule resets;
+};
+
+}  // namespace yolo::gst
 
 namespace {
 
@@ -33,10 +49,11 @@ using yolo::AnnotateOptions;
 using yolo::Detection;
 using yolo::PixelFormat;
 
-enum { PROP_0, PROP_SHOW_LABELS, PROP_SHOW_CONFIDENCE, PROP_LINE_WIDTH };
+enum { PROP_0, PROP_SHOW_LABELS, PROP_SHOW_CONFIDENCE, PROP_LINE_WIDTH, PROP_TRAILS };
 
 constexpr gboolean kDefaultShowLabels = TRUE, kDefaultShowConfidence = TRUE;
 constexpr gint kDefaultLineWidth = 0;
+constexpr guint kDefaultTrails = 0, kMaxTrails = 10000;
 
 }  // namespace
 
@@ -63,6 +80,9 @@ void set_property(GObject* object, guint id, const GValue* value, GParamSpec* ps
     case PROP_LINE_WIDTH:
       self->line_width = g_value_get_int(value);
       break;
+    case PROP_TRAILS:
+      self->trails = g_value_get_uint(value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
       break;
@@ -83,6 +103,9 @@ void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
     case PROP_LINE_WIDTH:
       g_value_set_int(value, self->line_width);
       break;
+    case PROP_TRAILS:
+      g_value_set_uint(value, self->trails);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
       break;
@@ -102,14 +125,37 @@ gboolean set_caps(GstBaseTransform* trans, GstCaps* incaps, GstCaps*) {
   return TRUE;
 }
 
-AnnotateOptions options_of(GstYoloOverlay* self) {
-  AnnotateOptions o;
+// The properties a frame is drawn with, read together under the object lock.
+struct DrawSettings {
+  AnnotateOptions annotate;
+  guint trails = 0;
+};
+
+DrawSettings settings_of(GstYoloOverlay* self) {
+  DrawSettings s;
   GST_OBJECT_LOCK(self);
-  o.show_labels = self->show_labels;
-  o.show_conf = self->show_confidence;
-  o.line_width = self->line_width;
+  s.annotate.show_labels = self->show_labels;
+  s.annotate.show_conf = self->show_confidence;
+  s.annotate.line_width = self->line_width;
+  s.trails = self->trails;
   GST_OBJECT_UNLOCK(self);
-  return o;
+  return s;
+}
+
+// The trails to draw on this frame (none with trails=0, when the history is also let go).
+std::vector<yolo::gst::TrailDrawing> trails_of(GstYoloOverlay* self,
+                                               const std::vector<Detection>& regions,
+                                               const DrawSettings& s) {
+  yolo::gst::TrackTrails& trails = self->trail_state->trails;
+  if (s.trails == 0) {
+    trails.clear();
+    return {};
+  }
+  const int lw = s.annotate.line_width > 0
+                     ? s.annotate.line_width
+                     : yolo::default_line_width(GST_VIDEO_INFO_HEIGHT(&self->info),
+                                                GST_VIDEO_INFO_WIDTH(&self->info));
+  return trails.update(regions, s.trails, lw);
 }
 
 // A frame that cannot be drawn on is passed on as it is, with a warning: an overlay is not worth
@@ -124,14 +170,36 @@ GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
     GST_WARNING_OBJECT(self, "a frame could not be mapped for writing; passed on without boxes");
     return GST_FLOW_OK;
   }
+  const DrawSettings s = settings_of(self);
   try {
-    yolo::gst::draw_detections(frame, static_cast<PixelFormat>(self->format), regions,
-                               options_of(self));
+    const auto format = static_cast<PixelFormat>(self->format);
+    yolo::gst::draw_trails(frame, format, trails_of(self, regions, s));  // behind the boxes
+    yolo::gst::draw_detections(frame, format, regions, s.annotate);
   } catch (const std::exception& e) {
     GST_WARNING_OBJECT(self, "drawing failed (%s); frame passed on without boxes", e.what());
   }
   gst_video_frame_unmap(&frame);
   return GST_FLOW_OK;
+}
+
+// Ids start again upstream (yolotracker follows the same rule): a new id 1 must not continue the
+// old id 1's trail.
+gboolean sink_event(GstBaseTransform* trans, GstEvent* event) {
+  GstYoloOverlay* self = GST_YOLO_OVERLAY(trans);
+  if (self->trail_state->resets.starts_over(event)) self->trail_state->trails.clear();
+  return GST_BASE_TRANSFORM_CLASS(gst_yolo_overlay_parent_class)->sink_event(trans, event);
+}
+
+gboolean stop(GstBaseTransform* trans) {
+  GstYoloOverlay* self = GST_YOLO_OVERLAY(trans);
+  self->trail_state->trails.clear();
+  self->trail_state->resets.clear();
+  return TRUE;
+}
+
+void finalize(GObject* object) {
+  GST_YOLO_OVERLAY(object)->trail_state.~unique_ptr();
+  G_OBJECT_CLASS(gst_yolo_overlay_parent_class)->finalize(object);
 }
 
 // Upstream may send padded frames (GstVideoMeta), and the ROI metas are what this element reads.
@@ -154,6 +222,7 @@ static void gst_yolo_overlay_class_init(GstYoloOverlayClass* klass) {
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   object_class->set_property = set_property;
   object_class->get_property = get_property;
+  object_class->finalize = finalize;
 
   g_object_class_install_property(
       object_class, PROP_SHOW_LABELS,
@@ -170,16 +239,24 @@ static void gst_yolo_overlay_class_init(GstYoloOverlayClass* klass) {
       g_param_spec_int("line-width", "Line width",
                        "Box line width in pixels; 0: from the frame size, as Ultralytics' plots", 0,
                        64, kDefaultLineWidth, kPlaying));
+  g_object_class_install_property(
+      object_class, PROP_TRAILS,
+      g_param_spec_uint("trails", "Trails",
+                        "Draw each tracked region's path: a line through the centres of its last "
+                        "N boxes (regions with a track id, e.g. from yolotracker). 0: no trails",
+                        0, kMaxTrails, kDefaultTrails, kPlaying));
 
   gst_element_class_set_static_metadata(
       element_class, "YOLO detection overlay", "Filter/Effect/Video",
       "Draws the region of interest metas (detections of the yolo element or any other) as "
-      "boxes with labels onto the frames",
+      "boxes with labels onto the frames; tracked ones with their id and, with trails, their path",
       "yolo-edge developers");
   gst_element_class_add_static_pad_template(element_class, &overlay_sink_template);
   gst_element_class_add_static_pad_template(element_class, &overlay_src_template);
 
   trans_class->set_caps = set_caps;
+  trans_class->sink_event = sink_event;
+  trans_class->stop = stop;
   trans_class->transform_ip = transform_ip;
   trans_class->propose_allocation = propose_allocation;
   trans_class->passthrough_on_same_caps = FALSE;
@@ -190,6 +267,9 @@ static void gst_yolo_overlay_init(GstYoloOverlay* self) {
   self->show_labels = kDefaultShowLabels;
   self->show_confidence = kDefaultShowConfidence;
   self->line_width = kDefaultLineWidth;
+  self->trails = kDefaultTrails;
+  new (&self->trail_state)
+      std::unique_ptr<yolo::gst::OverlayTrails>(std::make_unique<yolo::gst::OverlayTrails>());
   gst_video_info_init(&self->info);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

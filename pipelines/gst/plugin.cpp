@@ -1,15 +1,24 @@
-// libgstyolo.so: registers the `yolo` and `yolooverlay` elements.
+// libgstyolo.so: registers the `yolo`, `yolotracker` and `yolooverlay` elements.
 #include <gst/gst.h>
 
+#include "debug.h"
 #include "gst_yolo.h"
 #include "gst_yolo_overlay.h"
+#include "gst_yolo_tracker.h"
+#include "yolo/gst/detection_meta.h"
 
 #ifndef PACKAGE
 #define PACKAGE "yolo-edge"
 #endif
 
 static gboolean plugin_init(GstPlugin* plugin) {
+  // Here, not only in the yolo element's class_init: the other elements log through it too, and
+  // a pipeline may use them without a yolo element.
+  GST_DEBUG_CATEGORY_INIT(gst_yolo_debug, "yolo", 0, "YOLO object detection");
+  // Registered while the plugin loads, before any streaming thread can race to it.
+  yolo::gst::register_inference_meta();
   gboolean ok = GST_ELEMENT_REGISTER(yolo, plugin);
+  ok &= GST_ELEMENT_REGISTER(yolotracker, plugin);
   ok &= GST_ELEMENT_REGISTER(yolooverlay, plugin);
   return ok;
 }

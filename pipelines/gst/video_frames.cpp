@@ -166,6 +166,71 @@ cv::Mat frame_to_bgr(const GstVideoFrame& frame, PixelFormat format) {
   return bgr;
 }
 
+cv::Mat grey_of(const GstVideoFrame& frame, PixelFormat format) {
+  const int w = GST_VIDEO_FRAME_WIDTH(&frame), h = GST_VIDEO_FRAME_HEIGHT(&frame);
+  cv::Mat grey;
+  switch (format) {
+    case PixelFormat::kNV12:
+    case PixelFormat::kI420:
+      return plane_mat(frame, 0, h, w, CV_8UC1);
+    case PixelFormat::kBGR:
+      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC3), grey, cv::COLOR_BGR2GRAY);
+      break;
+    case PixelFormat::kRGB:
+      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC3), grey, cv::COLOR_RGB2GRAY);
+      break;
+    case PixelFormat::kBGRx:
+    case PixelFormat::kBGRA:
+      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC4), grey, cv::COLOR_BGRA2GRAY);
+      break;
+    case PixelFormat::kRGBx:
+    case PixelFormat::kRGBA:
+      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC4), grey, cv::COLOR_RGBA2GRAY);
+      break;
+  }
+  return grey;
+}
+
+void draw_trails(GstVideoFrame& frame, PixelFormat format,
+                 const std::vector<TrailDrawing>& trails) {
+  if (trails.empty()) return;
+  const int w = GST_VIDEO_FRAME_WIDTH(&frame), h = GST_VIDEO_FRAME_HEIGHT(&frame);
+  if (format == PixelFormat::kNV12 || format == PixelFormat::kI420) {
+    cv::Mat y = plane_mat(frame, 0, h, w, CV_8UC1);
+    std::vector<cv::Mat> chroma;
+    if (format == PixelFormat::kNV12) {
+      chroma.push_back(plane_mat(frame, 1, h / 2, w / 2, CV_8UC2));
+    } else {
+      chroma.push_back(plane_mat(frame, 1, h / 2, w / 2, CV_8UC1));
+      chroma.push_back(plane_mat(frame, 2, h / 2, w / 2, CV_8UC1));
+    }
+    for (const TrailDrawing& t : trails) {
+      const cv::Vec3b yuv = bgr_to_yuv(t.colour);
+      cv::polylines(y, t.points, false, cv::Scalar(yuv[0]), t.line_width);
+      std::vector<cv::Point> halved;
+      for (const cv::Point& p : t.points) halved.push_back(half(p));
+      const int thickness = std::max(1, t.line_width / 2);
+      if (chroma.size() == 1) {
+        cv::polylines(chroma[0], halved, false, cv::Scalar(yuv[1], yuv[2]), thickness);
+      } else {
+        cv::polylines(chroma[0], halved, false, cv::Scalar(yuv[1]), thickness);
+        cv::polylines(chroma[1], halved, false, cv::Scalar(yuv[2]), thickness);
+      }
+    }
+    return;
+  }
+  cv::Mat image = plane_mat(frame, 0, h, w, CV_8UC(bytes_per_pixel(format)));
+  const bool rgb =
+      format == PixelFormat::kRGB || format == PixelFormat::kRGBx || format == PixelFormat::kRGBA;
+  for (const TrailDrawing& t : trails) {
+    const cv::Scalar& c = t.colour;
+    // A 4th channel (alpha or padding) is set to 255 under the line, as annotate_detections does.
+    const cv::Scalar colour =
+        rgb ? cv::Scalar(c[2], c[1], c[0], 255) : cv::Scalar(c[0], c[1], c[2], 255);
+    cv::polylines(image, t.points, false, colour, t.line_width);
+  }
+}
+
 void draw_detections(GstVideoFrame& frame, PixelFormat format,
                      const std::vector<Detection>& detections, const AnnotateOptions& options) {
   if (detections.empty()) return;

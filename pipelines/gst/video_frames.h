@@ -21,6 +21,19 @@ namespace yolo::gst {
 
 std::optional<PixelFormat> pixel_format_of(GstVideoFormat format);
 
+// Unmaps a GstVideoFrame when it goes out of scope.
+struct MappedFrame {
+  GstVideoFrame frame{};
+  bool mapped = false;
+  MappedFrame(const GstVideoInfo* info, GstBuffer* buffer, GstMapFlags flags)
+      : mapped(gst_video_frame_map(&frame, info, buffer, flags)) {}
+  ~MappedFrame() {
+    if (mapped) gst_video_frame_unmap(&frame);
+  }
+  MappedFrame(const MappedFrame&) = delete;
+  MappedFrame& operator=(const MappedFrame&) = delete;
+};
+
 // The metas an in-place element of this plugin accepts and passes on, added to an allocation
 // query: GstVideoMeta (padded frames are read in place) and the ROI metas.
 void add_frame_metas(GstQuery* allocation_query);
@@ -38,6 +51,22 @@ void set_yuv_colorimetry(const GstVideoInfo& info, DevicePreprocessOptions& opti
 
 // An 8-bit BGR copy of a mapped frame (snapshots).
 cv::Mat frame_to_bgr(const GstVideoFrame& frame, PixelFormat format);
+
+// One grey channel of a mapped frame, for BoT-SORT's motion compensation: NV12/I420 give a view
+// of their luma plane (no copy; valid while the frame stays mapped), packed RGB formats a
+// converted copy.
+cv::Mat grey_of(const GstVideoFrame& frame, PixelFormat format);
+
+// An open polyline (a track's trail) in frame pixels, BGR colour.
+struct TrailDrawing {
+  std::vector<cv::Point> points;
+  cv::Scalar colour;
+  int line_width = 2;
+};
+
+// Draws trails onto a frame mapped for writing, in every format (NV12/I420: luma at full size,
+// chroma at half size, as the boxes).
+void draw_trails(GstVideoFrame& frame, PixelFormat format, const std::vector<TrailDrawing>& trails);
 
 // Draws the detections (frame pixels) onto a frame mapped for writing: boxes and labels in class
 // colours on packed formats; on NV12/I420 the same boxes and tabs in colour with the label text

@@ -19,19 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Unmaps a GstVideoFrame when it goes out of scope.
-struct MappedFrame {
-  GstVideoFrame frame{};
-  bool mapped = false;
-  MappedFrame(const GstVideoInfo* info, GstBuffer* buffer, GstMapFlags flags)
-      : mapped(gst_video_frame_map(&frame, info, buffer, flags)) {}
-  ~MappedFrame() {
-    if (mapped) gst_video_frame_unmap(&frame);
-  }
-  MappedFrame(const MappedFrame&) = delete;
-  MappedFrame& operator=(const MappedFrame&) = delete;
-};
-
 // "0,2,person" -> class ids. Names must exist in the model; throws std::invalid_argument.
 std::vector<int> parse_classes(const std::string& text, const std::map<int, std::string>& names) {
   std::vector<int> ids;
@@ -447,6 +434,9 @@ GstFlowReturn YoloElement::finish(Pending& p, const ElementSettings& s) {
   GstBuffer* buffer = gst_buffer_make_writable(p.buffer.release());
   p.buffer.reset(buffer);
   const int width = GST_VIDEO_INFO_WIDTH(&p.info), height = GST_VIDEO_INFO_HEIGHT(&p.info);
+  // Every frame says whether the detector looked at it, so a tracker downstream can tell an
+  // empty result from a skipped frame.
+  mark_inference(buffer, p.infer, p.frame);
   if (p.infer) {
     attach_roi_metas(buffer, detections, width, height);
     // Drawn as the metas carry them, so that draw=true equals `yolo ! yolooverlay`.

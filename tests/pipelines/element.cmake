@@ -1,4 +1,5 @@
-# Tests of the `yolo` GStreamer element; included from tests/CMakeLists.txt.
+# Tests of the GStreamer elements (`yolo`, `yolotracker`, `yolooverlay`); included from
+# tests/CMakeLists.txt.
 pkg_check_modules(GST_CHECK REQUIRED IMPORTED_TARGET gstreamer-check-1.0 gstreamer-video-1.0
   gstreamer-app-1.0)
 yolo_add_test(NAME test_yolo_element LABEL integration
@@ -9,10 +10,16 @@ yolo_add_test(NAME test_yolo_overlay LABEL integration
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_overlay.cpp
   LIBS yolo_gst_meta PkgConfig::GST_CHECK)
 add_dependencies(test_yolo_overlay gstyolo)
-# Whole pipelines: gst-launch-1.0 to EOS, the leaks tracer, the HTTP endpoint while playing.
+yolo_add_test(NAME test_yolo_tracker LABEL integration
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_tracker.cpp
+  LIBS yolo_gst_meta yolo_tracking PkgConfig::GST_CHECK)
+add_dependencies(test_yolo_tracker gstyolo)
+# Whole pipelines: gst-launch-1.0 to EOS, the leaks tracer, the HTTP endpoint while playing, the
+# tracker and overlay to an MP4 file and an appsink.
 yolo_add_test(NAME test_yolo_pipeline LABEL integration
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_pipeline.cpp
-  LIBS yolo_serving yolo_synth PkgConfig::GST_CHECK PkgConfig::HTTPLIB nlohmann_json::nlohmann_json)
+  LIBS yolo_gst_meta yolo_serving yolo_synth PkgConfig::GST_CHECK PkgConfig::HTTPLIB
+  nlohmann_json::nlohmann_json)
 add_dependencies(test_yolo_pipeline gstyolo)
 # A model trained by yolo-trainer detects the synthetic video's shapes through the element.
 yolo_add_test(NAME test_yolo_detect LABEL slow TIMEOUT 1800

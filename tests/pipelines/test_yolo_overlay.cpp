@@ -1,6 +1,7 @@
 // The `yolooverlay` element through GstHarness: `yolo ! yolooverlay` gives the same pixels as
 // `yolo draw=true` in every format, other elements' regions are drawn by their type, the
-// properties reach the drawing, and frames without regions pass through uncopied. (The untrained
+// properties reach the drawing, tracked regions get their id and trails, and frames without
+// regions pass through uncopied. (The untrained
 // model's boxes cover the whole frame; test_yolo_detect compares the two on a trained model's
 // boxes, whose sub-pixel edges are where the two could differ.)
 #include <gst/check/gstharness.h>
@@ -128,4 +129,73 @@ TEST(YoloOverlay, OddSizedYuvFramesAreRefused) {
   gst_harness_set_src_caps_str(harness.get(), caps_string("NV12", 95, 64).c_str());
   GstBuffer* frame = gst_buffer_new_allocate(nullptr, 95 * 64 * 2, nullptr);
   EXPECT_NE(gst_harness_push(harness.get(), frame), GST_FLOW_OK);
+}
+
+namespace {
+
+// A tracked detection (track 4, class 1) whose box moves right 8 px a frame.
+Detection moving_track(int frame) {
+  const float x = 10.0f + 8.0f * static_cast<float>(frame);
+  Detection d{x, 20.5f, x + 30.0f, 60.0f, 0.8f, 1, "b"};
+  d.track_id = 4;
+  return d;
+}
+
+void push_segment(GstHarness* h) {
+  GstSegment segment;
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+}
+
+}  // namespace
+
+// trails=3: a line through the centres of the track's last 3 boxes, in its class colour and the
+// box line width, behind the box and its "id:4 b 0.80" label; after a stream-start (ids start
+// again upstream) the trail starts over.
+TEST(YoloOverlay, TrailsFollowTrackedRegions) {
+  const int w = 160, h = 96;
+  const cv::Mat image(h, w, CV_8UC3, cv::Scalar(60, 60, 60));
+  Harness harness(gst_harness_new_parse("yolooverlay trails=3"));
+  gst_harness_set_src_caps_str(harness.get(), caps_string("BGR", w, h).c_str());
+  std::vector<cv::Point> centres;
+  for (int f = 0; f < 8; ++f) {
+    SCOPED_TRACE("frame " + std::to_string(f));
+    if (f == 5) {
+      ASSERT_TRUE(gst_harness_push_event(harness.get(), gst_event_new_stream_start("next")));
+      push_segment(harness.get());
+      centres.clear();
+    }
+    GstBuffer* in = bgr_buffer(image);
+    yolo::gst::attach_roi_metas(in, {moving_track(f)}, w, h);
+    ASSERT_EQ(gst_harness_push(harness.get(), in), GST_FLOW_OK);
+    const Buffer out(gst_harness_pull(harness.get()));
+    ASSERT_TRUE(out);
+
+    const Detection box = yolo::gst::as_roi_boxes({moving_track(f)}, w, h)[0];
+    centres.push_back({cvRound((box.x1 + box.x2) / 2), cvRound((box.y1 + box.y2) / 2)});
+    if (centres.size() > 3) centres.erase(centres.begin());
+    cv::Mat expected = image.clone();
+    cv::polylines(expected, centres, false, yolo::class_colour(1), yolo::default_line_width(h, w));
+    yolo::annotate_detections(expected, {box}, {});
+    EXPECT_EQ(yolo::detection_label(box, {}), "id:4 b 0.80");
+    EXPECT_EQ(cv::norm(bgr_of(out.get(), w, h), expected, cv::NORM_INF), 0.0);
+  }
+}
+
+// Trails are drawn on YUV frames too, and trails=0 draws none.
+TEST(YoloOverlay, TrailsDrawOnYuvFrames) {
+  std::vector<uint8_t> last[2];
+  for (const int trails : {0, 6}) {
+    Harness harness(
+        gst_harness_new_parse(("yolooverlay trails=" + std::to_string(trails)).c_str()));
+    gst_harness_set_src_caps_str(harness.get(), caps_string("NV12", 96, 64).c_str());
+    for (int f = 0; f < 5; ++f) {
+      GstBuffer* in = make_frame("NV12", 96, 64, f);
+      yolo::gst::attach_roi_metas(in, {moving_track(f)}, 96, 64);
+      ASSERT_EQ(gst_harness_push(harness.get(), in), GST_FLOW_OK);
+      const Buffer out(gst_harness_pull(harness.get()));
+      last[trails > 0] = buffer_bytes(out.get());
+    }
+  }
+  EXPECT_GT(bytes_changed(last[0], last[1]), 20u);
 }

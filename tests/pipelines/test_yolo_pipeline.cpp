@@ -1,6 +1,8 @@
 // The `yolo` element in whole pipelines: gst-launch-1.0 runs to EOS, the leaks tracer finds no
-// leaked objects (single stream, two streams sharing a model, HTTP on), and the HTTP endpoint
-// serves detections, stream lists and snapshots while a pipeline plays.
+// leaked objects (single stream, two streams sharing a model, HTTP on, with the tracker and the
+// overlay), the HTTP endpoint serves detections, stream lists and snapshots while a pipeline
+// plays, and `yolo ! yolotracker ! yolooverlay` writes a video while an appsink sees track ids.
+#include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -10,7 +12,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -18,6 +22,7 @@
 #include "decoded_frames.h"
 #include "gst_test_support.h"
 #include "run_command.h"
+#include "yolo/gst/detection_meta.h"
 #include "yolo/synth/synthetic_data.h"
 
 namespace {
@@ -72,6 +77,13 @@ TEST(YoloPipeline, LeaksTracerFindsNothing) {
       "yolo model=" +
       model() + " http-port=" + std::to_string(yolo::testing::free_port()) +
       " snapshot-interval=1 ! fakesink");
+  // The tracker (BoT-SORT: frames mapped for motion compensation) and the overlay's trails.
+  expect_no_leaks(
+      "videotestsrc num-buffers=20 pattern=ball ! video/x-raw,width=160,height=120 ! "
+      "videoconvert ! yolo model=" +
+      model() +
+      " conf-threshold=0 max-detections=3 ! yolotracker keep-untracked=true "
+      "! yolooverlay trails=5 ! fakesink");
 }
 
 TEST(YoloPipeline, HttpEndpointServesDetectionsWhilePlaying) {
@@ -179,6 +191,12 @@ TEST(YoloPipeline, ExampleScriptsRun) {
   EXPECT_EQ(overlay.exit_code, 0) << overlay.output;
   EXPECT_GT(std::filesystem::exists(out) ? std::filesystem::file_size(out) : 0, 1000u);
 
+  const auto tracked = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-examples" / "track.mp4";
+  std::filesystem::remove(tracked);
+  const auto track = example("track.sh", model() + " " + video + " " + tracked.string());
+  EXPECT_EQ(track.exit_code, 0) << track.output;
+  EXPECT_GT(std::filesystem::exists(tracked) ? std::filesystem::file_size(tracked) : 0, 1000u);
+
   const std::string uri = "file://" + video;
   const auto multi = example("multi-camera.sh", model() + " " + uri + " " + uri);
   EXPECT_EQ(multi.exit_code, 0) << multi.output;
@@ -210,25 +228,114 @@ TEST(YoloPipeline, OverlayWritesAnAnnotatedVideo) {
   }
 }
 
+namespace {
+
+// Tracker settings under which the untrained test model's faint boxes (full-frame, scores about
+// 0.001 to 0.004) become tracks: every box is a high detection, and the IoU alone decides.
+std::string faint_box_tracker() {
+  const auto path = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-examples" / "faint.yaml";
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << "tracker_type: botsort\ntrack_high_thresh: 0.0001\n"
+                         "track_low_thresh: 0.00005\nnew_track_thresh: 0.0001\nfuse_score: False\n";
+  return path.string();
+}
+
+// The track ids of every frame an appsink gets at the end of `chain` (after the decoder).
+std::vector<std::vector<int64_t>> track_ids_through(const std::filesystem::path& video,
+                                                    const std::string& chain) {
+  const std::string desc = "filesrc location=" + video.string() + " ! decodebin ! videoconvert ! " +
+                           chain + " ! appsink name=sink sync=false";
+  GError* error = nullptr;
+  GstElement* pipeline = gst_parse_launch(desc.c_str(), &error);
+  EXPECT_EQ(error, nullptr) << (error ? error->message : "");
+  if (error) {
+    g_error_free(error);
+    if (pipeline) gst_object_unref(pipeline);
+    return {};
+  }
+  GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  std::vector<std::vector<int64_t>> frames;
+  while (GstSample* sample = gst_app_sink_pull_sample(GST_APP_SINK(sink))) {
+    frames.emplace_back();
+    for (const yolo::Detection& d : yolo::gst::read_roi_metas(gst_sample_get_buffer(sample)))
+      frames.back().push_back(d.track_id);
+    gst_sample_unref(sample);
+  }
+  gst_object_unref(sink);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return frames;
+}
+
+}  // namespace
+
+// `yolo ! yolotracker ! yolooverlay trails=10` encoded to MP4 by gst-launch-1.0 has every frame;
+// an appsink after the tracker sees the same three tracks (ids 1, 2, 3) on every frame, as
+// yolo-monitor's appsink would, and with keep-untracked=false nothing without an id.
+TEST(YoloPipeline, TrackerPipelineWritesAVideoAndTheAppsinkSeesTrackIds) {
+  if (yolo::synth::synthetic_video_unavailable_reason() != "")
+    GTEST_SKIP() << yolo::synth::synthetic_video_unavailable_reason();
+  const std::string detect =
+      "yolo model=" + model() +
+      " conf-threshold=0 max-detections=3 ! yolotracker tracker=" + faint_box_tracker();
+  const auto out = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-examples" / "tracked.mp4";
+  std::filesystem::remove(out);
+  const auto r = launch("filesrc location=" + small_video().string() +
+                        " ! decodebin ! videoconvert ! " + detect +
+                        " ! yolooverlay trails=10 ! videoconvert ! x264enc ! mp4mux ! filesink "
+                        "location=" +
+                        out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto source = yolo::testing::frames_through(small_video());
+  ASSERT_FALSE(source.empty());
+  EXPECT_EQ(yolo::testing::frames_through(out).size(), source.size());
+
+  const auto ids = track_ids_through(small_video(), detect);
+  ASSERT_EQ(ids.size(), source.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(std::set<int64_t>(ids[i].begin(), ids[i].end()), (std::set<int64_t>{1, 2, 3}))
+        << "frame " << i;
+  }
+  // Every other frame inferred: those carry the same tracks, the others nothing (the tracker
+  // skips them, as the yolo element marks them).
+  const auto every_other = track_ids_through(
+      small_video(), "yolo model=" + model() +
+                         " conf-threshold=0 max-detections=3 inference-interval=2 ! yolotracker "
+                         "tracker=" +
+                         faint_box_tracker());
+  ASSERT_EQ(every_other.size(), source.size());
+  for (size_t i = 0; i < every_other.size(); ++i) {
+    const std::set<int64_t> got(every_other[i].begin(), every_other[i].end());
+    const std::set<int64_t> expected = i % 2 ? std::set<int64_t>() : std::set<int64_t>({1, 2, 3});
+    EXPECT_EQ(got, expected) << "frame " << i;
+  }
+}
+
 // Every `yolo key=value` shown in README.md, docs/*.md and pipelines/examples names a real
-// property with a value of its type (shell variables are not checked).
+// property with a value of its type (shell variables are not checked); the same for
+// `yolotracker` and `yolooverlay`.
 TEST(YoloPipeline, DocumentedElementPropertiesExist) {
   namespace fs = std::filesystem;
   std::vector<fs::path> files = {fs::path(YOLO_SOURCE_DIR) / "README.md"};
   for (const auto& dir : {"docs", "pipelines/examples"})
     for (const auto& e : fs::directory_iterator(fs::path(YOLO_SOURCE_DIR) / dir))
       files.push_back(e.path());
-  GstElement* yolo = gst_element_factory_make("yolo", nullptr);
-  ASSERT_NE(yolo, nullptr);
+  std::map<std::string, GstElement*> elements;
+  for (const char* name : {"yolo", "yolotracker", "yolooverlay"}) {
+    elements[name] = gst_element_factory_make(name, nullptr);
+    ASSERT_NE(elements[name], nullptr) << name;
+  }
   size_t checked = 0;
   for (const auto& file : files) {
     std::ifstream in(file);
     std::string text((std::istreambuf_iterator<char>(in)), {}), token;
-    // Tokens after a standalone "yolo" up to the next "!" (or the end of the line).
-    static const std::regex element(R"((?:^|[\s!(])yolo\s+([^!\n|]*))");
+    // Tokens after a standalone element name up to the next "!" (or the end of the line).
+    static const std::regex element(R"((?:^|[\s!(])(yolo|yolotracker|yolooverlay)\s+([^!\n|]*))");
     for (auto it = std::sregex_iterator(text.begin(), text.end(), element);
          it != std::sregex_iterator(); ++it) {
-      std::stringstream props((*it)[1].str());
+      GstElement* yolo = elements.at((*it)[1].str());
+      std::stringstream props((*it)[2].str());
       while (props >> token) {
         const auto eq = token.find('=');
         if (eq == std::string::npos || eq == 0) break;  // prose, not properties
@@ -251,6 +358,6 @@ TEST(YoloPipeline, DocumentedElementPropertiesExist) {
       }
     }
   }
-  gst_object_unref(yolo);
+  for (auto& [name, e] : elements) gst_object_unref(e);
   EXPECT_GT(checked, 20u) << "the documents lost their examples?";
 }

@@ -114,10 +114,13 @@ class PredictRun {
     std::vector<Detection> out;
     for (const tracking::Track& t : tracker.update(in, &f.image)) {
       Detection d = detections[t.detection_index];
-      d.x1 = t.x1;
-      d.y1 = t.y1;
-      d.x2 = t.x2;
-      d.y2 = t.y2;
+      // The filtered box can reach past the frame: clipped as every reported box (and as
+      // Ultralytics' Results.update clips tracked boxes).
+      const float w = static_cast<float>(f.image.cols), h = static_cast<float>(f.image.rows);
+      d.x1 = std::clamp(t.x1, 0.0f, w);
+      d.y1 = std::clamp(t.y1, 0.0f, h);
+      d.x2 = std::clamp(t.x2, 0.0f, w);
+      d.y2 = std::clamp(t.y2, 0.0f, h);
       d.confidence = t.score;
       d.track_id = t.id;
       out.push_back(std::move(d));
