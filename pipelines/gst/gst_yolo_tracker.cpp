@@ -210,9 +210,8 @@ static void gst_yolo_tracker_class_init(GstYoloTrackerClass* klass) {
       "Tracks the detections of the frames' region of interest metas (ByteTrack or BoT-SORT, one "
       "tracker per element): confirmed tracks keep their meta with the tracker's box, the id in "
       "roi->id and a \"tracking\" structure (track-id); other detections are removed unless "
-      "keep-untracked. Ids start again at 1 on stream-start, flush-stop, a changed segment and a "
-      "new "
-      "frame size",
+      "keep-untracked. Ids start again at 1 on stream-start, flush-stop, a changed segment and "
+      "a new frame size",
       "yolo-edge developers");
   gst_element_class_add_static_pad_template(element_class, &tracker_sink_template);
   gst_element_class_add_static_pad_template(element_class, &tracker_src_template);

@@ -96,6 +96,9 @@ TEST(TrackerConfig, BrokenFilesAreRefusedClearly) {
   EXPECT_NE(refusal("tracker_type: [botsort\n").find("not valid YAML"), std::string::npos);
   EXPECT_NE(refusal("- botsort\n").find("expected a mapping"), std::string::npos);
   EXPECT_NE(refusal("").find("expected a mapping"), std::string::npos);
+  // A complex key (found by fuzz_tracking_inputs: it threw yaml-cpp's own exception).
+  EXPECT_NE(refusal("?  RB :").find("not a name"), std::string::npos);
+  EXPECT_NE(refusal("? [a, b]\n: 1\n").find("not a name"), std::string::npos);
   try {
     load_tracker_config("botsrt.yaml");
     FAIL() << "a missing file was accepted";

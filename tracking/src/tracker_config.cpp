@@ -101,7 +101,10 @@ GmcMethod read_gmc(const YAML::Node& node, const std::string& source) {
 
 void refuse_unknown_keys(const YAML::Node& root, const std::string& source) {
   for (const auto& entry : root) {
-    const std::string key = entry.first.as<std::string>();
+    if (!entry.first.IsScalar()) {
+      fail(source, "a key is " + scalar_text(entry.first) + ", not a name (tracker_type, ...)");
+    }
+    const std::string key = entry.first.Scalar();
     bool known = false;
     for (const std::string& k : known_keys()) known = known || k == key;
     if (known) continue;
@@ -180,11 +183,16 @@ TrackerConfig parse_tracker_config(const std::string& yaml_text, const std::stri
   if (!root.IsMap()) {
     fail(source, "expected a mapping of keys (tracker_type: botsort, track_buffer: 30, ...)");
   }
-  refuse_unknown_keys(root, source);
   TrackerConfig c;
-  c.type = read_type(root, source);
-  c.source = source;
-  read_values(root, source, c);
+  try {
+    refuse_unknown_keys(root, source);
+    c.type = read_type(root, source);
+    c.source = source;
+    read_values(root, source, c);
+  } catch (const YAML::Exception& e) {
+    // A shape the readers above did not foresee still gets the file's name, never a crash.
+    fail(source, std::string("cannot be read (") + e.what() + ")");
+  }
   check_consistency(c, source);
   return c;
 }

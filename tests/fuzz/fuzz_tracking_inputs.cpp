@@ -1,0 +1,36 @@
+// The tracking library's readers of outside bytes: a tracker YAML (tracker=my.yaml) and a
+// MOTChallenge text file (ground truth or tracker output given to the evaluator). Whatever the
+// bytes, parse_tracker_config returns or throws yolo::UsageError, and parse_mot_text returns or
+// throws yolo::FailureError (both name the file and what is wrong); nothing else escapes, and
+// what parses writes back and reads again the same.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "builtin_tracker_yamls.h"
+#include "yolo/core/error.h"
+#include "yolo/tracking/mot_format.h"
+#include "yolo/tracking/tracker_config.h"
+
+// The built-in files are generated into the main build; this target parses the user's bytes only.
+const std::vector<yolo::tracking::BuiltinTrackerYaml>& yolo::tracking::builtin_tracker_yamls() {
+  static const std::vector<BuiltinTrackerYaml> none;
+  return none;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    (void)yolo::tracking::parse_tracker_config(text, "fuzz.yaml");
+  } catch (const yolo::UsageError&) {
+  }
+  try {
+    const yolo::tracking::MotTable table = yolo::tracking::parse_mot_text(text, "fuzz.txt");
+    const std::string again = yolo::tracking::format_mot_rows(table.rows);
+    const yolo::tracking::MotTable back = yolo::tracking::parse_mot_text(again, "again.txt");
+    if (back.rows.size() != table.rows.size()) std::abort();  // a round trip must keep every row
+  } catch (const yolo::FailureError&) {
+  }
+  return 0;
+}
