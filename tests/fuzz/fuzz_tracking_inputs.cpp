@@ -8,16 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "builtin_tracker_yamls.h"
 #include "yolo/core/error.h"
 #include "yolo/tracking/mot_format.h"
 #include "yolo/tracking/tracker_config.h"
-
-// The built-in files are generated into the main build; this target parses the user's bytes only.
-const std::vector<yolo::tracking::BuiltinTrackerYaml>& yolo::tracking::builtin_tracker_yamls() {
-  static const std::vector<BuiltinTrackerYaml> none;
-  return none;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

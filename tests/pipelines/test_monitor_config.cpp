@@ -6,6 +6,7 @@
 #include <string>
 
 #include "test_files.h"
+#include "yolo/monitor/inference_fragment.h"
 #include "yolo/monitor/monitor_config.h"
 
 using yolo::monitor::ConfigError;
@@ -281,4 +282,38 @@ TEST(MonitorConfig, Durations) {
   EXPECT_THROW(parse_duration("soon"), std::invalid_argument);
   EXPECT_THROW(parse_duration("-1s"), std::invalid_argument);
   EXPECT_THROW(parse_duration("5 days"), std::invalid_argument);
+}
+
+// tracker: a default for every stream, overridden or turned off ("") per stream; checked when
+// read, so a bad tracker file is a problem at its key path; the stream's pipeline then runs a
+// yolotracker after the yolo element.
+TEST(MonitorConfig, TrackerPerStreamAndItsPipeline) {
+  const MonitorConfig c = parse_config(R"(
+model: m.torchscript
+tracker: bytetrack.yaml
+streams:
+  - {id: a, uri: /v/a.mp4}
+  - {id: b, uri: /v/b.mp4, tracker: botsort.yaml}
+  - {id: c, uri: /v/c.mp4, tracker: ""}
+)",
+                                       "test.yaml");
+  ASSERT_EQ(c.streams.size(), 3u);
+  const auto a = yolo::monitor::resolve(c.streams[0], c);
+  const auto b = yolo::monitor::resolve(c.streams[1], c);
+  const auto off = yolo::monitor::resolve(c.streams[2], c);
+  EXPECT_EQ(a.tracker, "bytetrack.yaml");
+  EXPECT_EQ(b.tracker, "botsort.yaml");
+  EXPECT_EQ(off.tracker, "");
+  EXPECT_EQ(yolo::monitor::to_json(c.streams[1])["tracker"], "botsort.yaml");
+  const std::string tracked = yolo::monitor::yolo_fragment(c.streams[0], a, c.batching);
+  EXPECT_NE(tracked.find("! yolotracker name=tracker tracker=\"bytetrack.yaml\""),
+            std::string::npos)
+      << tracked;
+  EXPECT_EQ(yolo::monitor::yolo_fragment(c.streams[2], off, c.batching).find("yolotracker"),
+            std::string::npos);
+
+  const auto ps = problems_of("model: m.pt\ntracker: bytetrak.yaml\nstreams: []\n");
+  EXPECT_NE(problem_at(ps, "tracker").find("did you mean bytetrack.yaml"), std::string::npos);
+  const auto ps2 = problems_of("model: m.pt\nstreams: [{id: a, uri: /v.mp4, tracker: 3}]\n");
+  EXPECT_FALSE(problem_at(ps2, "streams[0].tracker").empty());
 }

@@ -15,6 +15,7 @@
 #include "yaml_to_json.h"
 #include "yolo/core/device.h"
 #include "yolo/core/strings.h"
+#include "yolo/tracking/tracker_config.h"
 
 namespace yolo::monitor {
 namespace {
@@ -22,8 +23,8 @@ namespace {
 using json = nlohmann::json;
 using std::chrono::milliseconds;
 
-const std::vector<std::string> kInferenceKeys = {"model", "device",  "conf",
-                                                 "iou",   "classes", "inference_interval"};
+const std::vector<std::string> kInferenceKeys = {
+    "model", "device", "conf", "iou", "classes", "inference_interval", "tracker"};
 
 std::vector<std::string> with(std::vector<std::string> keys, const std::vector<std::string>& more) {
   keys.insert(keys.end(), more.begin(), more.end());
@@ -44,7 +45,22 @@ struct InferenceOverrides {
   std::optional<double> conf, iou;
   std::optional<std::vector<int>> classes;
   std::optional<int> inference_interval;
+  std::optional<std::string> tracker;
 };
+
+// A tracker is checked when the configuration is read (--check, reloads, POST /streams), so a bad
+// file is reported with its key path instead of failing the stream's pipeline later.
+std::optional<std::string> read_tracker(ConfigReader& r, const json& obj, const std::string& path) {
+  std::optional<std::string> tracker = r.string(obj, path, "tracker", true);
+  if (!tracker || tracker->empty()) return tracker;
+  try {
+    tracking::load_tracker_config(*tracker);
+  } catch (const std::exception& e) {
+    r.problem(ConfigReader::join(path, "tracker"), e.what());
+    tracker.reset();
+  }
+  return tracker;
+}
 
 InferenceOverrides read_inference(ConfigReader& r, const json& obj, const std::string& path) {
   InferenceOverrides o;
@@ -64,6 +80,7 @@ InferenceOverrides read_inference(ConfigReader& r, const json& obj, const std::s
   if (auto n = r.integer(obj, path, "inference_interval", 1, 1000)) {
     o.inference_interval = static_cast<int>(*n);
   }
+  o.tracker = read_tracker(r, obj, path);
   return o;
 }
 
@@ -104,6 +121,7 @@ StreamConfig read_stream(ConfigReader& r, const json& obj, const std::string& pa
   s.iou = o.iou;
   s.classes = o.classes;
   s.inference_interval = o.inference_interval;
+  s.tracker = o.tracker;
   return s;
 }
 
@@ -242,6 +260,7 @@ MonitorConfig read_config(ConfigReader& r, const json& doc) {
   if (d.iou) c.defaults.iou = *d.iou;
   if (d.classes) c.defaults.classes = *d.classes;
   if (d.inference_interval) c.defaults.inference_interval = *d.inference_interval;
+  if (d.tracker) c.defaults.tracker = *d.tracker;
   read_batching(r, section_of(doc, "batching"), c);
   read_http(r, section_of(doc, "http"), c);
   read_rtsp(r, section_of(doc, "rtsp"), c);
@@ -328,6 +347,7 @@ json to_json(const StreamConfig& s) {
   if (s.iou) j["iou"] = *s.iou;
   if (s.classes) j["classes"] = *s.classes;
   if (s.inference_interval) j["inference_interval"] = *s.inference_interval;
+  if (s.tracker) j["tracker"] = *s.tracker;
   return j;
 }
 
@@ -339,6 +359,7 @@ InferenceSettings resolve(const StreamConfig& stream, const MonitorConfig& confi
   if (stream.iou) s.iou = *stream.iou;
   if (stream.classes) s.classes = *stream.classes;
   if (stream.inference_interval) s.inference_interval = *stream.inference_interval;
+  if (stream.tracker) s.tracker = *stream.tracker;
   return s;
 }
 

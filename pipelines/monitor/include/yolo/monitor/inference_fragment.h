@@ -11,7 +11,8 @@ namespace yolo::monitor {
 
 // "yolo model=\"...\" device=\"...\" conf-threshold=... model-instance-id=\"...\" ...", the
 // values quoted for gst_parse_launch. The element's own HTTP endpoint and snapshots stay off:
-// the service serves results through its own server.
+// the service serves results through its own server. With a tracker, "... ! yolotracker
+// name=tracker tracker=\"...\"" follows, so the appsink's ROI metas carry track ids.
 std::string yolo_fragment(const StreamConfig& stream, const InferenceSettings& settings,
                           const BatchingConfig& batching);
 

@@ -58,6 +58,10 @@ struct InferenceSettings {
   double iou = 0.7;            // NMS IoU threshold, 0..1
   std::vector<int> classes;    // class ids to keep; empty = all
   int inference_interval = 1;  // run the model on every Nth frame (>= 1)
+  // Empty: no tracking. Else the tracker (botsort.yaml, bytetrack.yaml or a YAML with their
+  // keys, docs/tracking.md): a yolotracker element follows the yolo element and the stream's
+  // results carry track ids.
+  std::string tracker;
 };
 
 // One camera/source. The optional fields override the service defaults for this stream only.
@@ -71,6 +75,7 @@ struct StreamConfig {
   std::optional<double> iou;
   std::optional<std::vector<int>> classes;
   std::optional<int> inference_interval;
+  std::optional<std::string> tracker;  // "" turns a default tracker off for this stream
 };
 
 // Cross-stream batching inside the shared model instance (the `yolo` element's batch-size and
