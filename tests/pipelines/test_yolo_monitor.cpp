@@ -18,6 +18,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "free_port.h"
@@ -308,4 +309,61 @@ TEST(YoloMonitor, ConfigurationErrorsFailTheCheckAndTheStream) {
   EXPECT_TRUE(eventually([&] { return api.state("good") == "running"; }, 60s)) << monitor.log();
   monitor.signal(SIGTERM);
   EXPECT_EQ(monitor.wait_exit(60s), 0) << monitor.log();
+}
+
+// tracker: the stream's results carry track ids, and an object keeps its id from frame to frame
+// (the trained model finds the video's 1..3 shapes in most frames); a misspelt tracker fails the
+// check with the key and the nearest name.
+TEST(YoloMonitor, TrackerGivesEachObjectOneIdOverTime) {
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  if (shapes.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-monitor-tracker";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const int http_port = yolo::testing::free_port();
+  auto write = [&](const fs::path& path, const std::string& tracker) {
+    std::ofstream(path) << "model: " << shapes.model.string() << "\ndevice: cpu\nconf: 0.1\n"
+                        << "tracker: " << tracker << "\n"
+                        << "http: {bind: 127.0.0.1, port: " << http_port << "}\n"
+                        << "state_file: \"\"\n"
+                        << "outputs:\n  jsonl: {path: " << (dir / "results.jsonl").string() << "}\n"
+                        << "streams:\n  - id: cam\n    uri: " << shapes.video.string() << "\n";
+  };
+  write(dir / "typo.yaml", "bytetrak.yaml");
+  const auto r = yolo::testing::run_command(std::string(YOLO_MONITOR_BIN) + " --config " +
+                                            (dir / "typo.yaml").string() + " --check");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("tracker"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("did you mean bytetrack.yaml"), std::string::npos) << r.output;
+
+  write(dir / "monitor.yaml", "bytetrack.yaml");
+  MonitorProcess monitor(dir / "monitor.yaml", dir / "monitor.log");
+  ASSERT_TRUE(monitor.started());
+  auto tracked_results = [&] {
+    std::ifstream in(dir / "results.jsonl");
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += line.find("track_id") != std::string::npos;
+    return n;
+  };
+  ASSERT_TRUE(eventually([&] { return tracked_results() >= 60; }, 120s)) << monitor.log();
+  monitor.signal(SIGTERM);
+  EXPECT_EQ(monitor.wait_exit(60s), 0) << monitor.log();
+
+  std::ifstream in(dir / "results.jsonl");
+  std::set<int64_t> ids;
+  int boxes = 0;
+  for (std::string line; std::getline(in, line);) {
+    const json result = json::parse(line);  // kept: a range-for over a temporary's member dangles
+    for (const auto& d : result["detections"]) {
+      ASSERT_TRUE(d.contains("track_id")) << "an untracked box in a tracked stream: " << line;
+      EXPECT_GE(d["track_id"].get<int64_t>(), 1);
+      ids.insert(d["track_id"].get<int64_t>());
+      ++boxes;
+    }
+  }
+  // 1..3 shapes per frame: a tracker that gave new ids every frame would have as many ids as
+  // boxes; one that follows them has a handful (the file replays, and each replay starts over).
+  EXPECT_GE(boxes, 60);
+  EXPECT_LE(ids.size() * 5, static_cast<size_t>(boxes)) << ids.size() << " ids over " << boxes;
 }
