@@ -386,11 +386,10 @@ TEST_F(SynthTest, VideoAndGroundTruth) {
   for (size_t i = 0; i < lines.size(); ++i) {
     for (const auto& obj : nlohmann::json::parse(lines[i]).at("objects")) {
       const int x1 = obj.at("x1"), y1 = obj.at("y1"), x2 = obj.at("x2"), y2 = obj.at("y2");
-      const std::string want = std::to_string(i + 1) + "," +
-                               std::to_string(obj.at("track_id").get<int>() + 1) + "," +
-                               std::to_string(x1) + "," + std::to_string(y1) + "," +
-                               std::to_string(x2 - x1) + "," + std::to_string(y2 - y1) +
-                               ",1,-1,-1,-1";
+      const std::string want =
+          std::to_string(i + 1) + "," + std::to_string(obj.at("track_id").get<int>() + 1) + "," +
+          std::to_string(x1) + "," + std::to_string(y1) + "," + std::to_string(x2 - x1) + "," +
+          std::to_string(y2 - y1) + ",1,-1,-1,-1";
       EXPECT_EQ(mot.at(row++), want);
     }
   }
