@@ -243,28 +243,12 @@ std::string faint_box_tracker() {
 // The track ids of every frame an appsink gets at the end of `chain` (after the decoder).
 std::vector<std::vector<int64_t>> track_ids_through(const std::filesystem::path& video,
                                                     const std::string& chain) {
-  const std::string desc = "filesrc location=" + video.string() + " ! decodebin ! videoconvert ! " +
-                           chain + " ! appsink name=sink sync=false";
-  GError* error = nullptr;
-  GstElement* pipeline = gst_parse_launch(desc.c_str(), &error);
-  EXPECT_EQ(error, nullptr) << (error ? error->message : "");
-  if (error) {
-    g_error_free(error);
-    if (pipeline) gst_object_unref(pipeline);
-    return {};
-  }
-  GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-  gst_element_set_state(pipeline, GST_STATE_PLAYING);
   std::vector<std::vector<int64_t>> frames;
-  while (GstSample* sample = gst_app_sink_pull_sample(GST_APP_SINK(sink))) {
+  yolo::testing::each_buffer_through(video, chain, [&](GstBuffer* buffer) {
     frames.emplace_back();
-    for (const yolo::Detection& d : yolo::gst::read_roi_metas(gst_sample_get_buffer(sample)))
+    for (const yolo::Detection& d : yolo::gst::read_roi_metas(buffer))
       frames.back().push_back(d.track_id);
-    gst_sample_unref(sample);
-  }
-  gst_object_unref(sink);
-  gst_element_set_state(pipeline, GST_STATE_NULL);
-  gst_object_unref(pipeline);
+  });
   return frames;
 }
 

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <opencv2/imgcodecs.hpp>
 #include <sstream>
 
 #include "run_command.h"
@@ -38,19 +37,6 @@ struct Row {
   int cls;
 };
 using FrameRows = std::map<int, Row>;  // by detection index
-
-void write_detections(const TrackScenario& s, const fs::path& path) {
-  std::ofstream out(path);
-  char line[256];
-  for (size_t f = 0; f < s.detections.size(); ++f) {
-    for (const TrackerDetection& d : s.detections[f]) {
-      // %.9g writes a float32 exactly, so both sides read the same values.
-      std::snprintf(line, sizeof line, "%zu %.9g %.9g %.9g %.9g %.9g %d\n", f + 1, d.x1, d.y1, d.x2,
-                    d.y2, d.score, d.class_id);
-      out << line;
-    }
-  }
-}
 
 std::vector<FrameRows> read_oracle(const fs::path& path, size_t frames) {
   std::vector<FrameRows> rows(frames);
@@ -138,15 +124,10 @@ struct OracleRun {
 
 OracleRun run_oracle(const TrackScenario& s, const fs::path& dir, const std::string& tracker_yaml) {
   const fs::path dets = dir / "detections.txt", out = dir / "oracle_tracks.txt";
-  write_detections(s, dets);
+  yolo::testing::write_scenario_detections(s, dets);
   std::string frames_arg;
   if (!s.frames.empty()) {
-    fs::create_directories(dir / "frames");
-    for (size_t f = 0; f < s.frames.size(); ++f) {
-      char name[32];
-      std::snprintf(name, sizeof name, "%06zu.png", f + 1);
-      cv::imwrite((dir / "frames" / name).string(), s.frames[f], {cv::IMWRITE_PNG_COMPRESSION, 1});
-    }
+    yolo::testing::write_scenario_frames(s, dir / "frames");
     frames_arg = " --frames " + (dir / "frames").string();
   }
   const std::string cmd = std::string(YOLO_TEST_PYTHON) + " " + YOLO_SOURCE_DIR +
@@ -224,28 +205,11 @@ TEST(TrackerParity, BotSortWithMotionCompensationOnAPanningCamera) {
 // Detections a trained YOLO26n made on a real (synthetic) video: 600 frames of shapes that
 // cross and hide each other, every box down to conf 0.05 (tests/tracking/data/README.md says
 // how the file was made). The camera is still, so BoT-SORT runs without frames here.
-TrackScenario recorded_detections(const fs::path& path) {
-  TrackScenario s;
-  s.width = 256;
-  s.height = 144;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    size_t frame = 0;
-    TrackerDetection d;
-    ls >> frame >> d.x1 >> d.y1 >> d.x2 >> d.y2 >> d.score >> d.class_id;
-    if (!ls) continue;
-    if (s.detections.size() < frame) s.detections.resize(frame);
-    s.detections[frame - 1].push_back(d);
-  }
-  return s;
-}
-
 TEST(TrackerParity, BothTrackersOnARealDetectorsOutput) {
   REQUIRE_TRACKER_ORACLE();
-  const TrackScenario s = recorded_detections(fs::path(YOLO_SOURCE_DIR) / "tests" / "tracking" /
-                                              "data" / "synthetic_video_detections.txt");
+  const TrackScenario s = yolo::testing::read_scenario_detections(
+      fs::path(YOLO_SOURCE_DIR) / "tests" / "tracking" / "data" / "synthetic_video_detections.txt",
+      256, 144);
   ASSERT_GE(s.detections.size(), 500u);
   for (const std::string yaml : {"bytetrack.yaml", "botsort.yaml"}) {
     yolo::testing::TempDir dir("tracker_parity_real_" + yaml);

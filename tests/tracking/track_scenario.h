@@ -8,9 +8,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "yolo/tracking/tracker.h"
@@ -170,6 +176,51 @@ inline TrackScenario make_track_scenario(const ScenarioOptions& o) {
     if (o.pan) s.frames.push_back(frame);
   }
   return s;
+}
+
+// The scene's detections as the oracle script reads them (tools/parity/
+// ultralytics_track_replay.py): `frame x1 y1 x2 y2 score class` a line, frames from 1; %.9g writes
+// a float32 exactly, so both sides track the same values.
+inline void write_scenario_detections(const TrackScenario& s, const std::filesystem::path& path) {
+  std::ofstream out(path);
+  char line[256];
+  for (size_t f = 0; f < s.detections.size(); ++f) {
+    for (const yolo::tracking::TrackerDetection& d : s.detections[f]) {
+      std::snprintf(line, sizeof line, "%zu %.9g %.9g %.9g %.9g %.9g %d\n", f + 1, d.x1, d.y1, d.x2,
+                    d.y2, d.score, d.class_id);
+      out << line;
+    }
+  }
+}
+
+// The same format read back (detections recorded from a real detector, tests/tracking/data/).
+inline TrackScenario read_scenario_detections(const std::filesystem::path& path, int width,
+                                              int height) {
+  TrackScenario s;
+  s.width = width;
+  s.height = height;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    size_t frame = 0;
+    yolo::tracking::TrackerDetection d;
+    ls >> frame >> d.x1 >> d.y1 >> d.x2 >> d.y2 >> d.score >> d.class_id;
+    if (!ls || frame == 0) continue;
+    if (s.detections.size() < frame) s.detections.resize(frame);
+    s.detections[frame - 1].push_back(d);
+  }
+  return s;
+}
+
+// The scene's frames as dir/NNNNNN.png (lossless, so both trackers see the same pixels).
+inline void write_scenario_frames(const TrackScenario& s, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  for (size_t f = 0; f < s.frames.size(); ++f) {
+    char name[32];
+    std::snprintf(name, sizeof name, "%06zu.png", f + 1);
+    cv::imwrite((dir / name).string(), s.frames[f], {cv::IMWRITE_PNG_COMPRESSION, 1});
+  }
 }
 
 }  // namespace yolo::testing

@@ -10,9 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <string>
 #include <vector>
 
@@ -59,22 +57,10 @@ double time_ultralytics(const yolo::testing::TrackScenario& s, const Arm& arm,
                         const std::string& python, const fs::path& dir) {
   if (python.empty()) return -1;
   fs::create_directories(dir);
-  {
-    std::ofstream out(dir / "detections.txt");
-    for (size_t f = 0; f < s.detections.size(); ++f) {
-      for (const TrackerDetection& d : s.detections[f]) {
-        out << fmt::format("{} {:.9g} {:.9g} {:.9g} {:.9g} {:.9g} {}\n", f + 1, d.x1, d.y1, d.x2,
-                           d.y2, d.score, d.class_id);
-      }
-    }
-  }
+  yolo::testing::write_scenario_detections(s, dir / "detections.txt");
   std::string frames_arg;
   if (arm.frames) {
-    fs::create_directories(dir / "frames");
-    for (size_t f = 0; f < s.frames.size(); ++f) {
-      cv::imwrite((dir / "frames" / fmt::format("{:06d}.png", f + 1)).string(), s.frames[f],
-                  {cv::IMWRITE_PNG_COMPRESSION, 1});
-    }
+    yolo::testing::write_scenario_frames(s, dir / "frames");
     frames_arg = " --frames " + (dir / "frames").string();
   }
   // Without frames Ultralytics' BoT-SORT is given no image, so its GMC is skipped as ours is.
@@ -125,9 +111,9 @@ int run(int argc, char** argv) {
       const Timing ours = time_ours(s, arm);
       const double theirs =
           time_ultralytics(s, arm, python, tmp / fmt::format("{}_{}", objects, arm.frames));
-      fmt::print("{:<26} {:>7} {:>8.3f}ms {:>8.3f}ms {:>8.3f}ms {:>14}ms {:>12}\n", arm.name,
-                 objects, ours.mean, ours.p50, ours.p99,
-                 theirs < 0 ? std::string("-") : fmt::format("{:.3f}", theirs),
+      fmt::print("{:<26} {:>7} {:>8.3f}ms {:>8.3f}ms {:>8.3f}ms {:>16} {:>12}\n", arm.name, objects,
+                 ours.mean, ours.p50, ours.p99,
+                 theirs < 0 ? std::string("-") : fmt::format("{:.3f}ms", theirs),
                  theirs < 0 ? std::string("-") : fmt::format("{:.3f}x", ours.mean / theirs));
     }
   }

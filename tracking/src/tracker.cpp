@@ -63,6 +63,7 @@ class Tracker::Impl {
   int64_t skipped_ = 0;
   std::unordered_map<int64_t, TrackState> store_;  // every track in tracked_ or lost_
   Serials tracked_, lost_, removed_;
+  std::unordered_set<int64_t> confirmed_;  // public ids in tracked_ or lost_ after the last frame
   std::vector<int64_t> ended_ids_;
 
  private:
@@ -245,7 +246,6 @@ std::vector<int> Tracker::Impl::associate_unconfirmed(const std::vector<TrackSta
 std::vector<Track> Tracker::Impl::update(const std::vector<TrackerDetection>& detections,
                                          const cv::Mat* frame) {
   ++frame_id_;
-  const std::unordered_set<int64_t> confirmed_before = confirmed_ids();
   FrameLists lists;
   std::vector<TrackState> high, low;
   split_detections(detections, high, low);
@@ -306,12 +306,13 @@ std::vector<Track> Tracker::Impl::update(const std::vector<TrackerDetection>& de
 
   merge(lists);
   std::vector<Track> out = confirmed_tracks();
-  const std::unordered_set<int64_t> confirmed_after = confirmed_ids();
+  std::unordered_set<int64_t> confirmed_now = confirmed_ids();
   ended_ids_.clear();
-  for (int64_t id : confirmed_before) {
-    if (!confirmed_after.count(id)) ended_ids_.push_back(id);
+  for (int64_t id : confirmed_) {
+    if (!confirmed_now.count(id)) ended_ids_.push_back(id);
   }
   std::sort(ended_ids_.begin(), ended_ids_.end());
+  confirmed_ = std::move(confirmed_now);
   return out;
 }
 
@@ -412,6 +413,7 @@ void Tracker::Impl::reset() {
   tracked_.clear();
   lost_.clear();
   removed_.clear();
+  confirmed_.clear();
   ended_ids_.clear();
   gmc_.reset();
 }
