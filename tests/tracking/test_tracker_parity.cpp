@@ -203,7 +203,8 @@ TEST(TrackerParity, BotSortWithMotionCompensationOnAPanningCamera) {
 }
 
 // Detections a trained YOLO26n made on a real (synthetic) video: 600 frames of shapes that
-// cross and hide each other, every box down to conf 0.05 (tests/tracking/data/README.md says
+// cross and hide each other and leave the frame for 12 to 73 frames before coming back (shorter
+// and longer than track_buffer), every box down to conf 0.05 (tests/tracking/data/README.md says
 // how the file was made). The camera is still, so BoT-SORT runs without frames here.
 TEST(TrackerParity, BothTrackersOnARealDetectorsOutput) {
   REQUIRE_TRACKER_ORACLE();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -400,6 +401,54 @@ TEST_F(SynthTest, VideoAndGroundTruth) {
   ASSERT_FALSE(first.empty());
   ASSERT_FALSE(last.empty());
   EXPECT_NE(first[0].dump(), last[0].dump());
+}
+
+// Shapes leave through the side edges and come back under the same identity, some after a blink
+// and some after longer than a tracker's default 30-frame memory: the cases a tracking benchmark
+// must hold. A shape crossing an edge is boxed by its visible part.
+TEST_F(SynthTest, VideoShapesLeaveAndComeBack) {
+  if (const std::string why = yolo::synth::synthetic_video_unavailable_reason(); !why.empty()) {
+    GTEST_SKIP() << why;
+  }
+  SynthOptions o = small("ds");
+  o.train_images = 1;
+  o.val_images = 1;
+  o.imgsz = 128;
+  o.video = true;
+  o.video_frames = 600;
+  o.video_fps = 30;
+  o.video_objects = 6;
+  const auto report = yolo::synth::generate_synthetic_dataset(o);
+  const auto lines = lines_of(read_text(report.video_labels));
+  ASSERT_EQ(lines.size(), 600u);
+  std::map<int, std::vector<int>> frames_of;  // identity -> frames where it is seen
+  int edge_boxes = 0;
+  for (const auto& line : lines) {
+    const auto j = nlohmann::json::parse(line);
+    for (const auto& obj : j.at("objects")) {
+      frames_of[obj.at("track_id").get<int>()].push_back(j.at("frame").get<int>());
+      const int x1 = obj.at("x1"), x2 = obj.at("x2");
+      ASSERT_GE(x1, 0);
+      ASSERT_LE(x2, 128);
+      edge_boxes += x1 == 0 || x2 == 128;
+    }
+  }
+  EXPECT_EQ(frames_of.size(), 6u);
+  int short_absences = 0, long_absences = 0;
+  for (const auto& [id, frames] : frames_of) {
+    for (size_t k = 1; k < frames.size(); ++k) {
+      const int gap = frames[k] - frames[k - 1] - 1;
+      if (gap > 30) {
+        ++long_absences;
+      } else if (gap > 0) {
+        ++short_absences;
+      }
+    }
+  }
+  // Short gaps also come from occlusion; long ones only from leaving.
+  EXPECT_GE(long_absences, 1);
+  EXPECT_GE(short_absences + long_absences, 3);
+  EXPECT_GE(edge_boxes, 20) << "shapes crossing a side edge show a clipped box";
 }
 
 // Invalid options fail before anything is written, with a message naming the key.

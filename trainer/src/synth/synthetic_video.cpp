@@ -1,5 +1,5 @@
-// The synthetic video: shapes gliding and spinning over a static background, with the
-// ground truth of every frame.
+// The synthetic video: shapes gliding and spinning over a static background, leaving through
+// the side edges and coming back, with the ground truth of every frame.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -26,13 +26,27 @@ constexpr uint64_t kVideoStream = 2;
 // big enough to detect at a glance, slow enough to track.
 constexpr double kMinSpeed = 0.15, kMaxSpeed = 0.45;
 constexpr double kMaxSpinDegPerSecond = 90;
+// How long a shape that left stays out of view: from a blink to well past a tracker's default
+// 30-frame memory, so trackers meet both a short absence and a forgotten object coming back.
+constexpr double kMinAwaySeconds = 0.3, kMaxAwaySeconds = 3.0;
 constexpr double kPi = 3.14159265358979323846;
+
+// Where a shape is with respect to the side edges.
+enum class SidePhase {
+  kInside,   // whole in the frame: bounces off the top and bottom, meets a side edge
+  kLeaving,  // crossing a side edge outwards
+  kAway,     // out of view, waiting to come back
+  kEntering  // crossing the same edge inwards
+};
 
 struct MovingShape {
   ShapeSpec spec;        // current position and angle
   cv::Point2d velocity;  // pixels per frame
   double spin = 0;       // degrees per frame
   cv::Mat texture;       // CV_8UC3 square patch larger than the shape at any angle
+  SidePhase phase = SidePhase::kInside;
+  bool leaves_at_next_side = false;  // side edges alternate: bounce, leave, bounce, ...
+  int away_frames = 0;               // frames left out of view while kAway
 };
 
 cv::Size video_frame_size(int imgsz) {
@@ -41,19 +55,49 @@ cv::Size video_frame_size(int imgsz) {
   return {width, height};
 }
 
-// Advances one frame; a shape whose circumscribed circle reaches an edge bounces back, so
-// shapes stay whole inside the frame.
-void step(MovingShape& m, cv::Size frame) {
+// Advances one frame. The top and bottom edges bounce a shape back; the side edges alternately
+// bounce it back and let it leave, whole, for a random while before it comes back through the
+// same edge. The ground truth keeps its identity, as a person walking out and back in is still
+// the same person: a tracker that gives it a new id is charged a switch.
+void step(MovingShape& m, cv::Size frame, double fps, Random& rng) {
   const double r = m.spec.diameter / 2;
   cv::Point2d& p = m.spec.centre;
+  m.spec.angle_deg = std::fmod(m.spec.angle_deg + m.spin + 360.0, 360.0);
+  if (m.phase == SidePhase::kAway) {
+    if (--m.away_frames > 0) return;
+    m.velocity.x = -m.velocity.x;
+    m.phase = SidePhase::kEntering;
+  }
   p += m.velocity;
-  if (p.x < r) p.x = 2 * r - p.x, m.velocity.x = std::abs(m.velocity.x);
-  if (p.x > frame.width - r)
-    p.x = 2 * (frame.width - r) - p.x, m.velocity.x = -std::abs(m.velocity.x);
   if (p.y < r) p.y = 2 * r - p.y, m.velocity.y = std::abs(m.velocity.y);
   if (p.y > frame.height - r)
     p.y = 2 * (frame.height - r) - p.y, m.velocity.y = -std::abs(m.velocity.y);
-  m.spec.angle_deg = std::fmod(m.spec.angle_deg + m.spin + 360.0, 360.0);
+  const bool past_left = p.x<r, past_right = p.x> frame.width - r;
+  switch (m.phase) {
+    case SidePhase::kInside:
+      if (!past_left && !past_right) break;
+      if (m.leaves_at_next_side) {
+        m.phase = SidePhase::kLeaving;
+      } else if (past_left) {
+        p.x = 2 * r - p.x, m.velocity.x = std::abs(m.velocity.x);
+      } else {
+        p.x = 2 * (frame.width - r) - p.x, m.velocity.x = -std::abs(m.velocity.x);
+      }
+      m.leaves_at_next_side = !m.leaves_at_next_side;
+      break;
+    case SidePhase::kLeaving:
+      if (p.x < -r || p.x > frame.width + r) {
+        m.phase = SidePhase::kAway;
+        m.away_frames = std::max(
+            1, static_cast<int>(std::lround(rng.uniform(kMinAwaySeconds, kMaxAwaySeconds) * fps)));
+      }
+      break;
+    case SidePhase::kEntering:
+      if (!past_left && !past_right) m.phase = SidePhase::kInside;
+      break;
+    case SidePhase::kAway:
+      break;
+  }
 }
 
 std::vector<MovingShape> make_moving_shapes(const SynthOptions& o, cv::Size frame,
@@ -74,6 +118,7 @@ std::vector<MovingShape> make_moving_shapes(const SynthOptions& o, cv::Size fram
     const double heading = rng.uniform(0.0, 2 * kPi);
     m.velocity = {speed * std::cos(heading), speed * std::sin(heading)};
     m.spin = rng.uniform(-kMaxSpinDegPerSecond, kMaxSpinDegPerSecond) / o.video_fps;
+    m.leaves_at_next_side = i % 2 == 1;  // half the shapes leave at their first side edge
     const cv::Scalar colour = pick_contrasting_colour(cv::mean(background), colours, rng);
     colours.push_back(colour);
     const int patch = static_cast<int>(std::ceil(diameter)) + 8;
@@ -157,7 +202,7 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
       ground_truth += line.dump();
       ground_truth += '\n';
 
-      for (auto& m : moving) step(m, frame_size);
+      for (auto& m : moving) step(m, frame_size, options.video_fps, rng);
       const int n = f + 1, total = options.video_frames;
       if (total >= 100 && n < total && n * 4 / total != (n - 1) * 4 / total) {
         spdlog::info("synth: video {}/{} frames ({}%)", n, total, n * 100 / total);
