@@ -150,7 +150,8 @@ std::optional<Detection> roi_detection(const GstVideoRegionOfInterestMeta* roi, 
   return d;
 }
 
-std::vector<Detection> read_roi_metas(GstBuffer* buffer, RoiRegions regions) {
+std::vector<Detection> read_roi_metas(GstBuffer* buffer, RoiRegions regions, int width,
+                                      int height) {
   std::vector<Detection> out;
   gpointer state = nullptr;
   while (GstMeta* m = gst_buffer_iterate_meta_filtered(
@@ -158,7 +159,11 @@ std::vector<Detection> read_roi_metas(GstBuffer* buffer, RoiRegions regions) {
     auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(m);
     const GstStructure* s = gst_video_region_of_interest_meta_get_param(roi, kDetectionParams);
     if (!s && regions == RoiRegions::kDetections) continue;  // another element's region
-    out.push_back(scored_region(roi, s));
+    if (s && width > 0 && height > 0) {
+      out.push_back(*roi_detection(roi, width, height));
+    } else {
+      out.push_back(scored_region(roi, s));
+    }
   }
   return out;
 }
@@ -173,6 +178,15 @@ void mark_inference(GstBuffer* buffer, bool inferred, guint64 frame) {
   if (!meta) return;
   gst_structure_set(gst_custom_meta_get_structure(meta), "inferred", G_TYPE_BOOLEAN,
                     inferred ? TRUE : FALSE, "frame", G_TYPE_UINT64, frame, nullptr);
+}
+
+std::optional<guint64> inference_frame(GstBuffer* buffer) {
+  if (!gst_meta_get_info(kInferenceMeta)) return std::nullopt;
+  GstCustomMeta* meta = gst_buffer_get_custom_meta(buffer, kInferenceMeta);
+  guint64 frame = 0;
+  if (!meta || !gst_structure_get_uint64(gst_custom_meta_get_structure(meta), "frame", &frame))
+    return std::nullopt;
+  return frame;
 }
 
 std::optional<bool> inference_mark(GstBuffer* buffer) {

@@ -153,6 +153,15 @@ GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
   return impl(trans).process(buffer, keep_untracked);
 }
 
+// The `yolo` element's offer to hand its publishing over (result_publisher.h); other queries as
+// GstBaseTransform answers them.
+gboolean query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* q) {
+  if (direction == GST_PAD_SINK && yolo::gst::is_handoff_query(q) &&
+      impl(trans).take_over_publishing(q))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS(gst_yolo_tracker_parent_class)->query(trans, direction, q);
+}
+
 // Upstream may send padded frames (GstVideoMeta), and the ROI metas are what this element reads.
 gboolean propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* q) {
   if (!GST_BASE_TRANSFORM_CLASS(gst_yolo_tracker_parent_class)
@@ -218,6 +227,7 @@ static void gst_yolo_tracker_class_init(GstYoloTrackerClass* klass) {
   element_class->change_state = change_state;
 
   trans_class->start = start;
+  trans_class->query = query;
   trans_class->stop = stop;
   trans_class->set_caps = set_caps;
   trans_class->sink_event = sink_event;

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "debug.h"
+#include "http_service.h"
 #include "video_frames.h"
 #include "yolo/gst/detection_meta.h"
 
@@ -55,6 +56,30 @@ bool TrackerElement::start(const std::string& tracker) {
 void TrackerElement::stop() {
   tracker_.reset();
   have_caps_ = false;
+  publisher_.reset();
+  unmarked_frames_ = 0;
+}
+
+bool TrackerElement::take_over_publishing(GstQuery* query) {
+  const std::optional<PublishHandoff> h = parse_handoff(query);
+  if (!h || publisher_ || !tracker_) return false;
+  std::shared_ptr<HttpService> http;
+  if (h->http_port > 0) {
+    try {
+      // The offering element holds this service, so this joins it rather than binding anew.
+      http = HttpServiceRegistry::process().acquire(h->http_address, h->http_port);
+    } catch (const std::exception& e) {
+      GST_WARNING_OBJECT(element_, "the results of '%s' cannot be served from here: %s",
+                         h->stream_id.c_str(), e.what());
+      return false;  // the yolo element keeps publishing, without ids
+    }
+  }
+  publish_options_ = h->options;
+  publisher_ = std::make_shared<ResultPublisher>(GST_ELEMENT(element_), h->stream_id, http);
+  take_handoff(query);
+  GST_INFO_OBJECT(element_, "publishing the tracked results of '%s'%s%s", h->stream_id.c_str(),
+                  http ? " to HTTP" : "", publish_options_.post_messages ? " and the bus" : "");
+  return true;
 }
 
 bool TrackerElement::set_caps(GstCaps* caps) {
@@ -153,6 +178,12 @@ GstFlowReturn TrackerElement::process(GstBuffer* buffer, bool keep_untracked) {
     return GST_FLOW_ERROR;
   }
   const uint64_t removed = apply(buffer, regions, tracks, keep_untracked);
+  if (publisher_) {
+    const guint64 frame = inference_frame(buffer).value_or(unmarked_frames_++);
+    publisher_->publish(buffer, info_, format_, frame,
+                        read_roi_metas(buffer, RoiRegions::kDetections, info_.width, info_.height),
+                        publish_options_);
+  }
   uint64_t highest = 0;
   for (const Track& t : tracks) highest = std::max(highest, static_cast<uint64_t>(t.id));
   const auto skipped = static_cast<uint64_t>(tracker_->skipped_detections());

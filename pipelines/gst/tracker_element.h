@@ -18,6 +18,9 @@
 // in place; packed RGB: converted), only when the settings ask for it (botsort with gmc_method
 // other than none); ByteTrack never maps the frame.
 //
+// Publishing: when the `yolo` element upstream serves HTTP or posts messages, the element takes
+// that over (result_publisher.h), so that results and messages carry ids.
+//
 // Threads: the tracker, the caps and the reset rule belong to the streaming thread (transform_ip
 // and serialized sink events; start/stop run while it is stopped). The counters behind `stats`
 // are written and read under the element's object lock.
@@ -28,11 +31,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "id_reset_rule.h"
+#include "result_publisher.h"
 #include "yolo/runtime/frame_view.h"
 #include "yolo/tracking/tracker.h"
 #include "yolo/tracking/tracker_config.h"
@@ -70,6 +75,9 @@ class TrackerElement {
   // Sink events in stream order: starts a new run of ids when IdResetRule says so.
   void on_event(GstEvent* event);
   GstStructure* stats_structure() const;
+  // The `yolo` element's handoff offer (any thread, before that stream's first frame gets here):
+  // takes it unless one was taken already since start. True when taken.
+  bool take_over_publishing(GstQuery* query);
 
  private:
   // The regions carrying a detection, and what the tracker gets from each (same order).
@@ -95,6 +103,11 @@ class TrackerElement {
   PixelFormat format_ = PixelFormat::kBGR;
   bool have_caps_ = false;
   IdResetRule resets_;
+  // Set by take_over_publishing (on the yolo element's thread, before it pushes the frames this
+  // thread will see, so the frames' path orders the write before the reads), cleared by stop().
+  std::shared_ptr<ResultPublisher> publisher_;
+  PublishOptions publish_options_;
+  guint64 unmarked_frames_ = 0;  // frame numbers when upstream puts no inference marker
 
   TrackerStats stats_;  // under the object lock
 };

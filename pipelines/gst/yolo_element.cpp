@@ -9,6 +9,7 @@
 #include "debug.h"
 #include "http_service.h"
 #include "model_instance.h"
+#include "result_publisher.h"
 #include "video_frames.h"
 #include "yolo/gst/detection_meta.h"
 #include "yolo/runtime/batcher.h"
@@ -111,6 +112,7 @@ bool YoloElement::start() {
   }
   stream_id_ = s.stream_id.empty() ? std::string(GST_OBJECT_NAME(element_)) : s.stream_id;
   producer_ = model_->batcher().add_producer(stream_id_, QueueFullPolicy::kBlock);
+  handoff_offered_ = handed_off_ = false;
   if (s.http_port != 0) {
     try {
       http_ =
@@ -129,6 +131,7 @@ bool YoloElement::start() {
       return false;
     }
   }
+  publisher_ = std::make_unique<ResultPublisher>(GST_ELEMENT(element_), stream_id_, http_);
   preprocess_.device = engine.device();
   preprocess_.half = model_->options().half;
   {
@@ -163,6 +166,7 @@ bool YoloElement::stop() {
   }
   batcher_metrics_.reset();  // before the batcher it reads
   if (http_) http_->metrics().remove_stream(stream_id_);
+  publisher_.reset();
   http_.reset();
   release_model();
   have_caps_ = false;
@@ -422,6 +426,7 @@ GstFlowReturn YoloElement::finish(Pending& p, const ElementSettings& s) {
     if (flushing_) return GST_FLOW_FLUSHING;
     if (last_flow_ != GST_FLOW_OK) return last_flow_;  // downstream refused: drop, don't push
   }
+  if (!handoff_offered_) offer_publishing(s);
   std::vector<Detection> detections;
   if (p.infer) {
     auto got = wait_detections(p, s);
@@ -457,43 +462,30 @@ GstFlowReturn YoloElement::finish(Pending& p, const ElementSettings& s) {
 
 void YoloElement::publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
                           const ElementSettings& s) {
-  const int width = GST_VIDEO_INFO_WIDTH(&p.info), height = GST_VIDEO_INFO_HEIGHT(&p.info);
-  const GstClockTime pts = GST_BUFFER_PTS(buffer);
-  if (http_) {
-    FrameResult r;
-    r.stream_id = stream_id_;
-    r.frame = static_cast<int64_t>(p.frame);
-    r.pts_ns = GST_CLOCK_TIME_IS_VALID(pts) ? static_cast<int64_t>(pts) : -1;
-    r.wall_time = std::chrono::system_clock::now();
-    r.width = width;
-    r.height = height;
-    r.detections = detections;
-    const auto now = Clock::now();
-    if (s.snapshot_interval_ms > 0 &&
-        now - last_snapshot_ >= std::chrono::milliseconds(s.snapshot_interval_ms)) {
-      MappedFrame mapped(&p.info, buffer, GST_MAP_READ);
-      if (mapped.mapped) {
-        try {
-          http_->snapshots().put(r, frame_to_bgr(mapped.frame, p.format));
-          last_snapshot_ = now;
-        } catch (const std::exception& e) {
-          GST_WARNING_OBJECT(element_, "snapshot of '%s' not kept: %s", stream_id_.c_str(),
-                             e.what());
-        }
-      }
-    }
-    try {
-      http_->results().publish(std::move(r));
-    } catch (const std::exception& e) {  // the store is full of other streams
-      GST_WARNING_OBJECT(element_, "results of '%s' not published: %s", stream_id_.c_str(),
-                         e.what());
-    }
-    http_->metrics().frame_done(stream_id_, now - p.arrived);
+  if (!handed_off_) {
+    publisher_->publish(buffer, p.info, p.format, p.frame, detections,
+                        {s.snapshot_interval_ms, s.post_messages});
   }
-  if (s.post_messages) {
-    GstStructure* msg = detections_structure(stream_id_, p.frame, pts, width, height, detections);
-    gst_element_post_message(GST_ELEMENT(element_),
-                             gst_message_new_element(GST_OBJECT(element_), msg));
+  if (http_) http_->metrics().frame_done(stream_id_, Clock::now() - p.arrived);
+}
+
+void YoloElement::offer_publishing(const ElementSettings& s) {
+  handoff_offered_ = true;
+  if (!http_ && !s.post_messages) return;  // nothing to hand over
+  PublishHandoff offer;
+  offer.stream_id = stream_id_;
+  if (http_) {
+    offer.http_address = http_->address();
+    offer.http_port = http_->port();
+  }
+  offer.options = {s.snapshot_interval_ms, s.post_messages};
+  GstQuery* query = new_handoff_query(offer);
+  handed_off_ =
+      gst_pad_peer_query(GST_BASE_TRANSFORM_SRC_PAD(element_), query) && handoff_taken(query);
+  gst_query_unref(query);
+  if (handed_off_) {
+    GST_INFO_OBJECT(element_, "a tracker downstream publishes the results of '%s'",
+                    stream_id_.c_str());
   }
 }
 

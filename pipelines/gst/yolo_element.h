@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "element_settings.h"
+#include "result_publisher.h"
 #include "yolo/runtime/detection.h"
 #include "yolo/runtime/device_preprocess.h"
 #include "yolo/runtime/frame_view.h"
@@ -110,6 +111,8 @@ class YoloElement {
   GstFlowReturn finish(Pending& p, const ElementSettings& s);
   void publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
                const ElementSettings& s);
+  // Offers publishing to a yolotracker downstream (result_publisher.h), before the first push.
+  void offer_publishing(const ElementSettings& s);
   NmsOptions nms_options(const ElementSettings& s, const std::map<int, std::string>& names) const;
   // Leaves the model instance (the last element to leave frees it).
   void release_model();
@@ -124,6 +127,7 @@ class YoloElement {
   std::shared_ptr<ModelInstance> model_;
   int producer_ = -1;
   std::shared_ptr<HttpService> http_;
+  std::unique_ptr<ResultPublisher> publisher_;
   MetricsRegistry::CollectorHandle batcher_metrics_;
   std::string stream_id_;
 
@@ -146,7 +150,8 @@ class YoloElement {
   // The last inferred frame's boxes as its ROI metas carry them: drawn with draw=true, also on
   // the frames between inferences.
   std::vector<Detection> last_detections_;
-  std::chrono::steady_clock::time_point last_snapshot_{};
+  // The handoff (output thread; reset by start()): offered yet, and taken by a tracker.
+  bool handoff_offered_ = false, handed_off_ = false;
   std::thread output_thread_;
 };
 

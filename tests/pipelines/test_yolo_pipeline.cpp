@@ -345,3 +345,68 @@ TEST(YoloPipeline, DocumentedElementPropertiesExist) {
   for (auto& [name, e] : elements) gst_object_unref(e);
   EXPECT_GT(checked, 20u) << "the documents lost their examples?";
 }
+
+// `yolo http-port=… post-messages=true ! queue ! yolotracker`: the tracker takes publishing over
+// from the yolo element, so the HTTP results and the bus messages carry the track ids (and the
+// yolo element posts nothing itself).
+TEST(YoloPipeline, TrackerPublishesTheYoloElementsResultsWithIds) {
+  const int port = yolo::testing::free_port();
+  const std::string desc =
+      "videotestsrc is-live=true num-buffers=150 ! video/x-raw,width=160,height=96,framerate=30/1 "
+      "! videoconvert ! yolo name=detector model=" +
+      model() + " conf-threshold=0 max-detections=3 stream-id=cam9 post-messages=true http-port=" +
+      std::to_string(port) + " ! queue ! yolotracker name=tracker tracker=" + faint_box_tracker() +
+      " ! fakesink";
+  GError* error = nullptr;
+  GstElement* pipeline = gst_parse_launch(desc.c_str(), &error);
+  ASSERT_EQ(error, nullptr) << error->message;
+  ASSERT_EQ(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_ASYNC);
+
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(10, 0);
+  nlohmann::json results;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto res = client.Get("/api/v1/streams/cam9/detections?since=0&wait=2000");
+    if (res && res->status == 200) {
+      results = nlohmann::json::parse(res->body)["results"];
+      if (results.size() >= 5) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(results.size(), 5u) << "too few results served on port " << port;
+  for (const auto& result : results) {
+    EXPECT_EQ(result["stream_id"], "cam9");
+    std::set<int64_t> ids;
+    for (const auto& d : result["detections"]) {
+      ASSERT_TRUE(d.contains("track_id")) << result.dump();
+      ids.insert(d["track_id"].get<int64_t>());
+    }
+    EXPECT_EQ(ids, (std::set<int64_t>{1, 2, 3})) << result.dump();
+  }
+
+  // The bus: every yolo-detections message comes from the tracker, with track ids.
+  GstBus* bus = gst_element_get_bus(pipeline);
+  int from_tracker = 0, from_detector = 0;
+  while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT)) {
+    const GstStructure* s = gst_message_get_structure(m);
+    if (s && gst_structure_has_name(s, yolo::gst::kDetectionsMessage)) {
+      const std::string source = GST_OBJECT_NAME(GST_MESSAGE_SRC(m));
+      from_tracker += source == "tracker";
+      from_detector += source == "detector";
+      const GValue* list = gst_structure_get_value(s, "detections");
+      ASSERT_NE(list, nullptr);
+      for (guint i = 0; i < gst_value_list_get_size(list); ++i) {
+        const GstStructure* d = gst_value_get_structure(gst_value_list_get_value(list, i));
+        guint64 id = 0;
+        EXPECT_TRUE(gst_structure_get_uint64(d, "track-id", &id));
+        EXPECT_GE(id, 1u);
+      }
+    }
+    gst_message_unref(m);
+  }
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  EXPECT_GE(from_tracker, 5);
+  EXPECT_EQ(from_detector, 0);
+}

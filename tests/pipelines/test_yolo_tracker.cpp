@@ -496,6 +496,16 @@ TEST(TrackedDetectionMeta, TrackIdRoundTrips) {
   EXPECT_EQ(back[0].track_id, 7);
   EXPECT_EQ(back[1].track_id, 0);
   EXPECT_EQ(back[2].track_id, int64_t{1} << 40);
+  // Without the frame size, the ROI rectangle (rounded outwards); with it, the exact box.
+  EXPECT_EQ(back[0].x1, 10.0f);
+  EXPECT_EQ(back[0].y1, 20.0f);
+  const std::vector<Detection> exact =
+      yolo::gst::read_roi_metas(buffer, yolo::gst::RoiRegions::kDetections, kWidth, kHeight);
+  ASSERT_EQ(exact.size(), 3u);
+  EXPECT_NEAR(exact[0].x1, 10.5, 1e-4);
+  EXPECT_NEAR(exact[0].y1, 20.25, 1e-4);
+  EXPECT_EQ(exact[0].track_id, 7);
+  EXPECT_EQ(exact[0].class_name, "c");
   const std::vector<Region> r = regions(buffer);
   EXPECT_EQ(r[0].roi->id, 7);
   EXPECT_EQ(r[1].roi->id, -1);
@@ -538,9 +548,11 @@ TEST(TrackedDetectionMeta, TrackIdRoundTrips) {
 TEST(TrackedDetectionMeta, InferenceMarkRoundTrips) {
   GstBuffer* buffer = gst_buffer_new();
   EXPECT_FALSE(yolo::gst::inference_mark(buffer).has_value());
+  EXPECT_FALSE(yolo::gst::inference_frame(buffer).has_value());
   yolo::gst::mark_inference(buffer, false, 3);
   GstBuffer* copy = gst_buffer_copy(buffer);
   EXPECT_EQ(yolo::gst::inference_mark(copy), std::optional<bool>(false));
+  EXPECT_EQ(yolo::gst::inference_frame(copy), std::optional<guint64>(3));
   gst_buffer_unref(copy);
   gst_buffer_unref(buffer);
   buffer = gst_buffer_new();

@@ -22,7 +22,9 @@ FrameResult frame_result_from_sample(GstSample* sample, const std::string& strea
   GstBuffer* buffer = gst_sample_get_buffer(sample);
   if (!buffer) return r;
   if (GST_BUFFER_PTS_IS_VALID(buffer)) r.pts_ns = static_cast<int64_t>(GST_BUFFER_PTS(buffer));
-  r.detections = yolo::gst::read_roi_metas(buffer);
+  // The exact sub-pixel boxes (the ROI rectangles are rounded outwards for drawing).
+  r.detections =
+      yolo::gst::read_roi_metas(buffer, yolo::gst::RoiRegions::kDetections, r.width, r.height);
   return r;
 }
 

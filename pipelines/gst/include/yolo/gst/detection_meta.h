@@ -83,9 +83,12 @@ enum class RoiRegions {
 // Reads the ROI metas back (yolo-monitor, yolooverlay, tests, applications consuming the
 // element's output), in the order they were attached, with track_id from the "tracking"
 // structure (0 when untracked). A missing label falls back to the ROI type's name, then to
-// "class N".
+// "class N". Boxes are the ROI rectangles (whole pixels, what is drawn) unless the frame's
+// width and height are given: then a detection's box is its exact sub-pixel one (roi_detection),
+// what results and JSON should report.
 std::vector<Detection> read_roi_metas(GstBuffer* buffer,
-                                      RoiRegions regions = RoiRegions::kDetections);
+                                      RoiRegions regions = RoiRegions::kDetections, int width = 0,
+                                      int height = 0);
 
 // The inference marker described above. mark_inference registers the meta on first use (the
 // plugin also registers it when it loads); inference_mark is nullopt when the frame has none
@@ -93,6 +96,8 @@ std::vector<Detection> read_roi_metas(GstBuffer* buffer,
 void register_inference_meta();
 void mark_inference(GstBuffer* buffer, bool inferred, guint64 frame);
 std::optional<bool> inference_mark(GstBuffer* buffer);
+// The marker's frame number (the `yolo` element's count from 0); nullopt without a marker.
+std::optional<guint64> inference_frame(GstBuffer* buffer);
 
 // The message structure described above (a detection's structure also has track-id, guint64,
 // when track_id > 0); the caller owns it.
