@@ -2,20 +2,28 @@
 // same decoded frames, in one run.
 //
 //   build/bin/bench_gst [--imgsz 320] [--frames 150] [--streams 1,4] [--out DIR]
+//                       [--model FILE --video FILE --conf 0.1]
+//                       [--trackers bytetrack.yaml,botsort.yaml] [--rounds 3]
 //
-// Frames: the synthetic video (640x360 H.264, generated into DIR). Model: an untrained yolov8n
-// exported at imgsz (speed does not depend on the weights; NMS load is kept comparable by a
-// fixed conf-threshold). Rows:
+// Frames: the synthetic video (640x360 H.264, generated into DIR), or --video. Model: an
+// untrained yolov8n exported at imgsz (speed does not depend on the weights; NMS load is kept
+// comparable by a fixed conf-threshold), or --model (a trained export, so that the tracker
+// rows see real objects). Rows:
 //   (1) baseline: detect_images on the decoded BGR frames, one frame per call, no GStreamer;
 //   (2) N streams: N x `filesrc ! decodebin ! videoconvert ! yolo ! fakesink` in one pipeline,
 //       all sharing one model instance (batch-size N), decoding included.
-// frames/s counts every stream's frames; the ratio is against (1).
+//   (3) tracking: 1 stream `... ! yolo ! fakesink` against `... ! yolo ! yolotracker
+//       tracker=T ! fakesink` for each T, run in alternating rounds (medians), so that the
+//       tracker's cost is told apart from the machine's drift.
+// frames/s counts every stream's frames; the ratio is against (1), and in (3) against the
+// untracked pipeline.
 #include <fmt/format.h>
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -38,9 +46,11 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 struct Args {
-  int imgsz = 320, frames = 150;
+  int imgsz = 320, frames = 150, rounds = 3;
+  float conf = 0.25f;
   std::vector<int> streams = {1, 4};
-  fs::path out = "runs/bench/gst";
+  std::vector<std::string> trackers = {"bytetrack.yaml", "botsort.yaml"};
+  fs::path out = "runs/bench/gst", model, video;
 };
 
 Args parse(int argc, char** argv) {
@@ -52,12 +62,32 @@ Args parse(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--out", a.out, "folder for the videos, model and table")->capture_default_str();
+  app.add_option("--model", a.model, "a TorchScript export to run instead of the untrained one")
+      ->check(CLI::ExistingFile);
+  app.add_option("--video", a.video, "a video to read instead of the synthetic one")
+      ->check(CLI::ExistingFile);
+  app.add_option("--conf", a.conf, "confidence threshold (0.1 is what tracking runs with)")
+      ->capture_default_str();
+  app.add_option("--trackers", a.trackers,
+                 "tracker settings for the tracking rows, comma-separated (none: skip them)")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--rounds", a.rounds, "alternating rounds of the tracking rows (median)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     std::exit(app.exit(e));
   }
+  if (a.trackers == std::vector<std::string>{"none"}) a.trackers.clear();
   return a;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 GstElement* launch(const std::string& description) {
@@ -130,30 +160,38 @@ int run(int argc, char** argv) {
     throw std::runtime_error(
         "the yolo element is not found: set GST_PLUGIN_PATH=<build>/gst-plugins");
 
-  yolo::synth::SynthOptions so;
-  so.dir = args.out / "synthetic";
-  so.train_images = 0;
-  so.val_images = 0;
-  so.video = true;
-  so.video_frames = args.frames;
-  so.imgsz = 640;
-  const fs::path video = yolo::synth::generate_synthetic_dataset(so).video;
+  fs::path video = args.video;
+  if (video.empty()) {
+    yolo::synth::SynthOptions so;
+    so.dir = args.out / "synthetic";
+    so.train_images = 0;
+    so.val_images = 0;
+    so.video = true;
+    so.video_frames = args.frames;
+    so.imgsz = 640;
+    video = yolo::synth::generate_synthetic_dataset(so).video;
+  }
 
-  const fs::path model = args.out / ("yolov8n-" + std::to_string(args.imgsz) + ".torchscript");
-  yolo::ExportOptions eo;
-  eo.height = eo.width = args.imgsz;
-  eo.include_weights = false;
-  torch::manual_seed(0);
-  yolo::export_torchscript(*yolo::build_model("yolov8n.yaml", 3), eo, model);
-  const float conf = 0.25f;
-
+  fs::path model = args.model;
+  if (model.empty()) {
+    model = args.out / ("yolov8n-" + std::to_string(args.imgsz) + ".torchscript");
+    yolo::ExportOptions eo;
+    eo.height = eo.width = args.imgsz;
+    eo.include_weights = false;
+    torch::manual_seed(0);
+    yolo::export_torchscript(*yolo::build_model("yolov8n.yaml", 3), eo, model);
+  }
+  const float conf = args.conf;
   struct Row {
     std::string what;
     double fps;
+    double ratio = 1, ratio_min = 1, ratio_max = 1;  // tracking rows: paired per round
   };
   std::vector<Row> rows;
+  size_t frame_count = 0;
   {
     const std::vector<cv::Mat> frames = decode(video);
+    frame_count = frames.size();
     yolo::Engine engine(model.string(), {});
     yolo::NmsOptions nms;
     nms.conf = conf;
@@ -174,17 +212,66 @@ int run(int argc, char** argv) {
     }
     const double s = run_to_eos(launch(description));
     rows.push_back({fmt::format("{} stream{} through yolo (batch-size {})", n, n > 1 ? "s" : "", n),
-                    static_cast<double>(n) * args.frames / s});
+                    static_cast<double>(n) * frame_count / s});
+  }
+
+  // Tracking: the same one-stream pipeline without and with yolotracker, alternating.
+  std::vector<Row> tracking_rows;
+  if (!args.trackers.empty()) {
+    if (!gst_element_factory_find("yolotracker"))
+      throw std::runtime_error("the yolotracker element is not found in GST_PLUGIN_PATH");
+    auto pipeline = [&](const std::string& tracker) {
+      return fmt::format(
+          "filesrc location={} ! decodebin ! videoconvert ! yolo model={} conf-threshold={} "
+          "model-instance-id=track{} {}! fakesink sync=false",
+          video.string(), model.string(), conf, tracker.empty() ? "none" : tracker,
+          tracker.empty() ? "" : "! yolotracker tracker=" + tracker + " ");
+    };
+    std::vector<std::string> variants = {""};
+    variants.insert(variants.end(), args.trackers.begin(), args.trackers.end());
+    std::vector<std::vector<double>> fps(variants.size());
+    for (int r = 0; r < args.rounds; ++r) {
+      for (size_t v = 0; v < variants.size(); ++v) {
+        const double s = run_to_eos(launch(pipeline(variants[v])));
+        fps[v].push_back(static_cast<double>(frame_count) / s);
+        fmt::print(stderr, "round {}/{}: {:<16} {:.2f} frames/s\n", r + 1, args.rounds,
+                   variants[v].empty() ? "no tracker" : variants[v], fps[v].back());
+      }
+    }
+    for (size_t v = 0; v < variants.size(); ++v) {
+      // Each round's ratio to the untracked run of the same round: the machine's drift between
+      // rounds cancels, and the spread of these ratios is the noise a claim must beat.
+      std::vector<double> paired;
+      for (int r = 0; r < args.rounds; ++r) paired.push_back(fps[v][r] / fps[0][r]);
+      tracking_rows.push_back(
+          {variants[v].empty() ? "1 stream, yolo only"
+                               : "1 stream, yolo ! yolotracker tracker=" + variants[v],
+           median(fps[v]), median(paired), *std::min_element(paired.begin(), paired.end()),
+           *std::max_element(paired.begin(), paired.end())});
+    }
   }
 
   fmt::print(
-      "\nyolo element vs bare engine: yolov8n (untrained) at {}, 640x360 H.264 video, {} "
-      "frames per stream, CPU, {} threads\n\n",
-      args.imgsz, args.frames, yolo::torch_threads());
-  fmt::print("| {:<50} | {:>9} | {:>17} |\n", "what", "frames/s", "ratio to engine");
-  fmt::print("|{:-<52}|{:->11}|{:->19}|\n", "", "", "");
+      "\nyolo element vs bare engine: {} at {}, {} ({} frames per stream), conf {}, CPU, {} "
+      "threads\n\n",
+      args.model.empty() ? "yolov8n (untrained)" : model.filename().string(),
+      args.model.empty() ? std::to_string(args.imgsz) : "its export size",
+      args.video.empty() ? "640x360 H.264 synthetic video" : video.filename().string(), frame_count,
+      conf, yolo::torch_threads());
+  fmt::print("| {:<56} | {:>9} | {:>17} |\n", "what", "frames/s", "ratio to engine");
+  fmt::print("|{:-<58}|{:->11}|{:->19}|\n", "", "", "");
   for (const auto& r : rows)
-    fmt::print("| {:<50} | {:>9.1f} | {:>16.2f}x |\n", r.what, r.fps, r.fps / rows[0].fps);
+    fmt::print("| {:<56} | {:>9.1f} | {:>16.2f}x |\n", r.what, r.fps, r.fps / rows[0].fps);
+  if (!tracking_rows.empty()) {
+    fmt::print("\ntracking: medians of {} alternating rounds\n\n", args.rounds);
+    fmt::print("| {:<56} | {:>9} | {:>28} | {:>14} |\n", "what", "frames/s",
+               "paired ratio, median (range)", "ms added/frame");
+    fmt::print("|{:-<58}|{:->11}|{:->30}|{:->16}|\n", "", "", "", "");
+    for (const auto& r : tracking_rows)
+      fmt::print("| {:<56} | {:>9.2f} | {:>28} | {:>14.2f} |\n", r.what, r.fps,
+                 fmt::format("{:.3f}x ({:.3f}-{:.3f})", r.ratio, r.ratio_min, r.ratio_max),
+                 1000.0 / r.fps - 1000.0 / tracking_rows[0].fps);
+  }
   return 0;
 }
 
