@@ -12,7 +12,7 @@ endif()
 
 set(_gst "<(gst|glib|gio)/|<glib(-object)?\\.h>")
 set(_torch "<(torch|ATen|c10)/")
-set(_above_core "yolo/(models|runtime|serving|media|tracking|trainer|synth|monitor)/")
+set(_above_core "yolo/(models|runtime|serving|media|tracking|analytics|trainer|synth|monitor)/")
 
 # folder;forbidden include (regex);why
 set(_rules
@@ -34,7 +34,12 @@ set(_rules
   "tracking|${_torch}|tracking has no LibTorch"
   "tracking|${_gst}|GStreamer belongs in media/ and pipelines/"
   "tracking|<httplib\\.h>|HTTP belongs in serving/"
-  "tracking|yolo/(models|runtime|serving|media|trainer|synth|monitor)/|tracking builds on core only"
+  "tracking|yolo/(models|runtime|serving|media|analytics|trainer|synth|monitor)/|tracking builds on core only"
+  "analytics|${_torch}|analytics has no LibTorch"
+  "analytics|${_gst}|GStreamer belongs in media/ and pipelines/"
+  "analytics|<opencv2/|the analytics' geometry is its own"
+  "analytics|<httplib\\.h>|HTTP belongs in serving/"
+  "analytics|yolo/(models|runtime|serving|media|tracking|trainer|synth|monitor)/|analytics builds on core only"
   "serving|${_gst}|GStreamer belongs in media/ and pipelines/"
   "serving|yolo/(media|trainer|synth|monitor)/|serving includes no trainer or pipeline code"
   "trainer|${_gst}|the trainer reaches GStreamer through yolo/media/ only"

@@ -29,8 +29,9 @@ ultralytics_version="8.4.190"
 oracle_opencv_version="5.0.0.93"
 # The trackers' oracles: lap is the assignment solver Ultralytics' trackers import (it would
 # otherwise try to install it at run time); py-motmetrics and TrackEval are the field's reference
-# MOT metrics (tests/tracking).
-oracle_tracking_packages="lap==0.5.13 motmetrics==1.4.0 trackeval==1.3.0"
+# MOT metrics (tests/tracking); shapely is the geometry Ultralytics' solutions (ObjectCounter)
+# import (tests/analytics).
+oracle_tracking_packages="lap==0.5.13 motmetrics==1.4.0 trackeval==1.3.0 shapely==2.1.2"
 venv="${YOLO_VENV:-/opt/yolo-edge/venv}"
 with_debian_libtorch=0
 with_oracle=0
@@ -61,6 +62,9 @@ packages=(
   libcli11-dev
   # tracking: the Kalman filters' matrices
   libeigen3-dev
+  # publishing to MQTT: the client library; the broker and its command-line clients for the tests
+  # and for watching what a box publishes (mosquitto_sub)
+  libmosquitto-dev mosquitto mosquitto-clients
   # tests
   libgtest-dev
   # misc tools used by tests and the quickstart
@@ -110,7 +114,7 @@ else
 fi
 
 if [ "$with_oracle" -eq 1 ]; then
-  have="$("$venv/bin/python" -c 'import ultralytics, importlib.metadata as m; print(ultralytics.__version__, m.version("opencv-python"), *("%s==%s" % (p, m.version(p)) for p in ("lap", "motmetrics", "trackeval")))' 2>/dev/null || true)"
+  have="$("$venv/bin/python" -c 'import ultralytics, importlib.metadata as m; print(ultralytics.__version__, m.version("opencv-python"), *("%s==%s" % (p, m.version(p)) for p in ("lap", "motmetrics", "trackeval", "shapely")))' 2>/dev/null || true)"
   if [ "$have" = "$ultralytics_version $oracle_opencv_version $oracle_tracking_packages" ]; then
     echo "install-deps: ultralytics and opencv-python $have present (the parity oracle)"
   else

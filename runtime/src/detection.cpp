@@ -26,17 +26,6 @@ std::vector<Detection> detections_from_rows(const float* rows, int64_t count,
   return out;
 }
 
-std::string format_utc(std::chrono::system_clock::time_point t) {
-  using namespace std::chrono;
-  const auto ms = duration_cast<milliseconds>(t.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return fmt::format("{}.{:03d}Z", buf, static_cast<int>(ms % 1000));
-}
-
 nlohmann::json to_json(const Detection& d) {
   nlohmann::json j = {{"x1", d.x1},
                       {"y1", d.y1},

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "yolo/core/utc_time.h"  // format_utc, for the results' timestamps
+
 namespace yolo {
 
 struct Detection {
@@ -47,7 +49,5 @@ std::vector<Detection> detections_from_rows(const float* rows, int64_t count,
 
 nlohmann::json to_json(const Detection& d);
 nlohmann::json to_json(const FrameResult& r);
-// ISO 8601 UTC with milliseconds: "2026-11-30T05:44:25.123Z".
-std::string format_utc(std::chrono::system_clock::time_point t);
 
 }  // namespace yolo
