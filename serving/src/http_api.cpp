@@ -12,6 +12,7 @@
 
 #include "client_connection.h"
 #include "yolo/core/version.h"
+#include "yolo/serving/events_store.h"
 #include "yolo/serving/metrics_registry.h"
 #include "yolo/serving/results_store.h"
 #include "yolo/serving/snapshot_store.h"
@@ -108,12 +109,13 @@ void send_error(httplib::Response& res, int status, const std::string& error,
 }
 
 Api::Api(const HttpServerOptions& options, ResultsStore& results, SnapshotStore* snapshots,
-         MetricsRegistry* metrics, StreamControl* control)
+         MetricsRegistry* metrics, StreamControl* control, EventsStore* events)
     : options_(options),
       results_(results),
       snapshots_(snapshots),
       metrics_(metrics),
-      control_(control) {}
+      control_(control),
+      events_(events) {}
 
 void Api::health(const httplib::Request& req, httplib::Response& res) {
   if (!check_params(req, res, {})) return;
@@ -221,16 +223,79 @@ void Api::dashboard(const httplib::Request& req, httplib::Response& res) {
   res.set_content(options_.dashboard_html, "text/html; charset=utf-8");
 }
 
+// The since/wait protocol the detections and events endpoints share (docs/http-api.md):
+// checks the parameters against the stream's latest seq and waits in slices; returns the items
+// newer than since, or nullopt when an error response was sent. `wait_since(since, timeout)`
+// reads the store; `shut_down()` says whether the store was shut down.
+template <typename Item, typename WaitSince, typename ShutDown>
+std::optional<std::vector<Item>> Api::poll(const httplib::Request& req, httplib::Response& res,
+                                           const std::string& id, uint64_t latest_seq,
+                                           uint64_t since, WaitSince wait_since,
+                                           ShutDown shut_down) {
+  std::chrono::milliseconds wait{0};
+  if (req.has_param("wait")) {
+    const auto ms = unsigned_param(req, res, "wait", "milliseconds to wait");
+    if (!ms) return std::nullopt;
+    // Compared as integers first: a huge wait would overflow the duration.
+    const auto cap = static_cast<uint64_t>(options_.max_wait.count());
+    wait = std::chrono::milliseconds(static_cast<int64_t>(std::min(*ms, cap)));
+  }
+  if (since > latest_seq) {
+    send_error(res, 400,
+               fmt::format("since={} is ahead of stream '{}', whose latest seq is {}", since, id,
+                           latest_seq),
+               "sequence numbers restart when the service restarts: poll once without since and "
+               "continue from its next_since",
+               {{"parameter", "since"}, {"latest_seq", latest_seq}});
+    return std::nullopt;
+  }
+  if (wait.count() == 0) return wait_since(since, std::chrono::milliseconds(0));
+
+  LongPollSlot slot(long_polls_, options_.max_long_polls);
+  if (!slot) {
+    res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+    send_error(res, 503,
+               fmt::format("too many long-polls waiting (limit {})", options_.max_long_polls),
+               "retry shortly, poll without wait, or raise the server's max_long_polls");
+    return std::nullopt;
+  }
+  const auto deadline = Clock::now() + wait;
+  // A client that disconnected gives its slot back within a slice, not when its wait expires.
+  const std::optional<ClientConnection> connection = ClientConnection::of(req);
+  std::vector<Item> got;
+  for (;;) {
+    // Rounded up: a truncated 0 ms slice would spin for the last fraction of a millisecond.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+    got = wait_since(since, std::clamp(left, std::chrono::milliseconds(0), kStopCheckInterval));
+    if (!got.empty() || stopping_ || shut_down() || Clock::now() >= deadline) break;
+    if (connection && connection->gone()) {
+      spdlog::debug("http: long-poll on '{}' ended: its client {}:{} disconnected", id,
+                    req.remote_addr, req.remote_port);
+      send_error(res, 503, "the client disconnected", "nobody reads this");
+      return std::nullopt;
+    }
+  }
+  if (got.empty() && stopping_) {
+    res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+    send_error(res, 503, "the server is shutting down", "retry when the service is back");
+    return std::nullopt;
+  }
+  return got;
+}
+
+// `wait` without `since` is an error on both polled endpoints.
+static bool wait_needs_since(const httplib::Request& req, httplib::Response& res) {
+  if (!req.has_param("wait") || req.has_param("since")) return true;
+  send_error(res, 400, "'wait' needs 'since'",
+             "pass since=<next_since of your previous response> to wait for newer items; "
+             "without since the latest is returned at once",
+             {{"parameter", "wait"}});
+  return false;
+}
+
 void Api::detections(const httplib::Request& req, httplib::Response& res) {
   const std::string id = req.matches[1];
-  if (!check_params(req, res, {"since", "wait"})) return;
-  if (req.has_param("wait") && !req.has_param("since")) {
-    send_error(res, 400, "'wait' needs 'since'",
-               "pass since=<next_since of your previous response> to wait for newer results; "
-               "without since the latest result is returned at once",
-               {{"parameter", "wait"}});
-    return;
-  }
+  if (!check_params(req, res, {"since", "wait"}) || !wait_needs_since(req, res)) return;
   const auto latest = results_.latest(id);
   if (!latest) return unknown_stream(res, id);
   if (!req.has_param("since")) {
@@ -243,70 +308,72 @@ void Api::detections(const httplib::Request& req, httplib::Response& res) {
   }
   const auto since = unsigned_param(req, res, "since", "a seq from an earlier response");
   if (!since) return;
-  std::chrono::milliseconds wait{0};
-  if (req.has_param("wait")) {
-    const auto ms = unsigned_param(req, res, "wait", "milliseconds to wait for a result");
-    if (!ms) return;
-    // Compared as integers first: a huge wait would overflow the duration.
-    const auto cap = static_cast<uint64_t>(options_.max_wait.count());
-    wait = std::chrono::milliseconds(static_cast<int64_t>(std::min(*ms, cap)));
-  }
-  if (*since > latest->seq) {
-    send_error(res, 400,
-               fmt::format("since={} is ahead of stream '{}', whose latest seq is {}", *since, id,
-                           latest->seq),
-               "sequence numbers restart when the service restarts: poll once without since and "
-               "continue from its next_since",
-               {{"parameter", "since"}, {"latest_seq", latest->seq}});
-    return;
-  }
-
-  std::vector<FrameResult> got;
-  if (wait.count() > 0) {
-    LongPollSlot slot(long_polls_, options_.max_long_polls);
-    if (!slot) {
-      res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
-      send_error(res, 503,
-                 fmt::format("too many long-polls waiting (limit {})", options_.max_long_polls),
-                 "retry shortly, poll without wait, or raise the server's max_long_polls");
-      return;
-    }
-    const auto deadline = Clock::now() + wait;
-    // A client that disconnected gives its slot back within a slice, not when its wait expires.
-    const std::optional<ClientConnection> connection = ClientConnection::of(req);
-    for (;;) {
-      // Rounded up: a truncated 0 ms slice would spin for the last fraction of a millisecond.
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
-      got = results_.wait_since(id, *since,
-                                std::clamp(left, std::chrono::milliseconds(0), kStopCheckInterval));
-      if (!got.empty() || stopping_ || results_.is_shut_down() || Clock::now() >= deadline) {
-        break;
-      }
-      if (connection && connection->gone()) {
-        spdlog::debug("http: long-poll on '{}' ended: its client {}:{} disconnected", id,
-                      req.remote_addr, req.remote_port);
-        send_error(res, 503, "the client disconnected", "nobody reads this");
-        return;
-      }
-    }
-    if (got.empty() && stopping_) {
-      res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
-      send_error(res, 503, "the server is shutting down", "retry when the service is back");
-      return;
-    }
-  } else {
-    got = results_.wait_since(id, *since, std::chrono::milliseconds(0));
-  }
-
+  const auto got = poll<FrameResult>(
+      req, res, id, latest->seq, *since,
+      [&](uint64_t from, std::chrono::milliseconds t) { return results_.wait_since(id, from, t); },
+      [&] { return results_.is_shut_down(); });
+  if (!got) return;
   json list = json::array();
-  for (const auto& r : got) list.push_back(to_json(r));
+  for (const auto& r : *got) list.push_back(to_json(r));
   // Results older than the kept history are gone; tell the client how many it missed.
-  const uint64_t missed = got.empty() ? 0 : got.front().seq - *since - 1;
+  const uint64_t missed = got->empty() ? 0 : got->front().seq - *since - 1;
   send_json(res, 200,
             {{"stream_id", id},
              {"results", list},
-             {"next_since", got.empty() ? *since : got.back().seq},
+             {"next_since", got->empty() ? *since : got->back().seq},
              {"missed", missed}});
+}
+
+// Streams without analytics are 404 on both analytics endpoints, with what to configure.
+bool Api::has_analytics(httplib::Response& res, const std::string& id) {
+  if (!events_) {
+    send_error(res, 404, "this server has no analytics",
+               "configure lines or zones for a stream (docs/analytics.md)");
+    return false;
+  }
+  if (!events_->has_stream(id)) {
+    send_error(res, 404, fmt::format("stream '{}' has no lines or zones", id),
+               "give the stream lines: or zones: in the service configuration "
+               "(docs/analytics.md)",
+               {{"stream_id", id}});
+    return false;
+  }
+  return true;
+}
+
+void Api::counts(const httplib::Request& req, httplib::Response& res) {
+  const std::string id = req.matches[1];
+  if (!check_params(req, res, {}) || !has_analytics(res, id)) return;
+  json body = events_->counts(id).value_or(json::object());
+  body["stream_id"] = id;
+  body["latest_event_seq"] = events_->latest_seq(id).value_or(0);
+  send_json(res, 200, body);
+}
+
+void Api::events(const httplib::Request& req, httplib::Response& res) {
+  const std::string id = req.matches[1];
+  if (!check_params(req, res, {"since", "wait"}) || !wait_needs_since(req, res) ||
+      !has_analytics(res, id))
+    return;
+  const uint64_t latest = events_->latest_seq(id).value_or(0);
+  uint64_t since = latest;  // without since: nothing old, only where to continue from
+  if (req.has_param("since")) {
+    const auto given = unsigned_param(req, res, "since", "a seq from an earlier response");
+    if (!given) return;
+    since = *given;
+  }
+  const auto got = poll<json>(
+      req, res, id, latest, since,
+      [&](uint64_t from, std::chrono::milliseconds t) { return events_->wait_since(id, from, t); },
+      [&] { return events_->is_shut_down(); });
+  if (!got) return;
+  const uint64_t first = got->empty() ? 0 : got->front()["seq"].get<uint64_t>();
+  const uint64_t last = got->empty() ? since : got->back()["seq"].get<uint64_t>();
+  send_json(res, 200,
+            {{"stream_id", id},
+             {"events", *got},
+             {"next_since", last},
+             {"missed", got->empty() ? 0 : first - since - 1}});
 }
 
 void Api::snapshot(const httplib::Request& req, httplib::Response& res) {

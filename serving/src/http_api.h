@@ -8,7 +8,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "yolo/serving/http_server.h"
 
@@ -27,7 +29,7 @@ void send_error(httplib::Response& res, int status, const std::string& error,
 class Api {
  public:
   Api(const HttpServerOptions& options, ResultsStore& results, SnapshotStore* snapshots,
-      MetricsRegistry* metrics, StreamControl* control);
+      MetricsRegistry* metrics, StreamControl* control, EventsStore* events);
 
   // Makes waiting long-polls return (with 503) within kStopCheckInterval.
   void begin_stop() { stopping_ = true; }
@@ -37,6 +39,9 @@ class Api {
   void streams(const httplib::Request& req, httplib::Response& res);
   void detections(const httplib::Request& req, httplib::Response& res);  // matches[1]: stream id
   void snapshot(const httplib::Request& req, httplib::Response& res);    // matches[1]: stream id
+  // With an EventsStore (analytics) only; matches[1]: stream id.
+  void counts(const httplib::Request& req, httplib::Response& res);
+  void events(const httplib::Request& req, httplib::Response& res);
   void metrics(const httplib::Request& req, httplib::Response& res);
   // With a StreamControl only:
   // `body` as read by the server (httplib reads no body for this route itself).
@@ -46,11 +51,18 @@ class Api {
   void dashboard(const httplib::Request& req, httplib::Response& res);
 
  private:
+  template <typename Item, typename WaitSince, typename ShutDown>
+  std::optional<std::vector<Item>> poll(const httplib::Request& req, httplib::Response& res,
+                                        const std::string& id, uint64_t latest_seq, uint64_t since,
+                                        WaitSince wait_since, ShutDown shut_down);
+  bool has_analytics(httplib::Response& res, const std::string& id);
+
   const HttpServerOptions& options_;
   ResultsStore& results_;
   SnapshotStore* snapshots_;
   MetricsRegistry* metrics_;
   StreamControl* control_;
+  EventsStore* events_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::atomic<bool> stopping_{false};
   std::atomic<size_t> long_polls_{0};

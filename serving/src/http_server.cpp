@@ -47,6 +47,8 @@ std::vector<Route> api_routes() {
            "GET " + p + "/streams/{id}/detections"},
           {p + R"(/streams/([^/]+)/snapshot\.jpg)", &http::Api::snapshot,
            "GET " + p + "/streams/{id}/snapshot.jpg"},
+          {p + "/streams/([^/]+)/counts", &http::Api::counts, "GET " + p + "/streams/{id}/counts"},
+          {p + "/streams/([^/]+)/events", &http::Api::events, "GET " + p + "/streams/{id}/events"},
           {p + "/metrics", &http::Api::metrics, "GET " + p + "/metrics"}};
 }
 
@@ -142,9 +144,9 @@ httplib::Server::HandlerWithContentReader with_body(
 
 struct HttpServer::Impl {
   Impl(HttpServerOptions o, ResultsStore& results, SnapshotStore* snapshots,
-       MetricsRegistry* registry, StreamControl* control)
+       MetricsRegistry* registry, StreamControl* control, EventsStore* events)
       : options(std::move(o)),
-        api(options, results, snapshots, registry, control),
+        api(options, results, snapshots, registry, control, events),
         metrics(registry),
         stream_control(control) {}
 
@@ -375,9 +377,9 @@ void HttpServer::Impl::stop() {
 }
 
 HttpServer::HttpServer(HttpServerOptions options, ResultsStore& results, SnapshotStore* snapshots,
-                       MetricsRegistry* metrics, StreamControl* streams) {
+                       MetricsRegistry* metrics, StreamControl* streams, EventsStore* events) {
   validate(options);
-  impl_ = std::make_unique<Impl>(std::move(options), results, snapshots, metrics, streams);
+  impl_ = std::make_unique<Impl>(std::move(options), results, snapshots, metrics, streams, events);
   impl_->configure();
   impl_->bind();
   impl_->start();

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "http_api.h"
+#include "yolo/serving/events_store.h"
 #include "yolo/serving/metrics_registry.h"
 #include "yolo/serving/results_store.h"
 #include "yolo/serving/stream_control.h"
@@ -44,7 +45,9 @@ class FakeStreams : public yolo::StreamControl {
 };
 
 struct Harness {
-  Harness() : api(options, results, nullptr, &metrics, &streams) {
+  Harness() : api(options, results, nullptr, &metrics, &streams, &events) {
+    events.set_counts("cam1", {{"lines", nlohmann::json::array()}});
+    for (int i = 0; i < 3; ++i) events.publish("cam1", {{"type", "line_crossed"}, {"track_id", i}});
     for (int i = 0; i < 3; ++i) {
       yolo::FrameResult r;
       r.stream_id = "cam1";
@@ -63,6 +66,7 @@ struct Harness {
   }
   yolo::HttpServerOptions options;
   yolo::ResultsStore results{10, 8};
+  yolo::EventsStore events{10, 8};
   yolo::MetricsRegistry metrics;
   FakeStreams streams;
   yolo::http::Api api;
@@ -95,6 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!content_type.empty()) req.headers.emplace("Content-Type", content_type);
 
   static const std::regex detections("/api/v1/streams/([^/]+)/detections");
+  static const std::regex counts("/api/v1/streams/([^/]+)/counts");
+  static const std::regex events("/api/v1/streams/([^/]+)/events");
   static const std::regex one_stream("/api/v1/streams/([^/]+)");
   httplib::Response res;
   try {
@@ -104,6 +110,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       h.api.streams(req, res);
     } else if (req.method == "GET" && std::regex_match(req.path, req.matches, detections)) {
       h.api.detections(req, res);
+    } else if (req.method == "GET" && std::regex_match(req.path, req.matches, counts)) {
+      h.api.counts(req, res);
+    } else if (req.method == "GET" && std::regex_match(req.path, req.matches, events)) {
+      h.api.events(req, res);
     } else if (req.method == "GET" && req.path == "/api/v1/metrics") {
       h.api.metrics(req, res);
     } else if (req.method == "POST" && req.path == "/api/v1/streams") {

@@ -5,6 +5,8 @@
 //   POST /streams, DELETE /streams/{id}         add/remove streams (only with a StreamControl)
 //   GET /streams/{id}/detections?since=&wait=   latest result, or newer ones (long-poll)
 //   GET /streams/{id}/snapshot.jpg              latest kept frame with boxes (SnapshotStore)
+//   GET /streams/{id}/counts                    line and zone counts (EventsStore, analytics)
+//   GET /streams/{id}/events?since=&wait=       analytics events, newer ones (long-poll)
 //   GET /metrics                                Prometheus text (MetricsRegistry)
 // and, when options.dashboard_html is set, that page at GET / (open without a token: the page
 // holds no data and asks for the token itself).
@@ -27,6 +29,7 @@
 
 namespace yolo {
 
+class EventsStore;
 class MetricsRegistry;
 class ResultsStore;
 class SnapshotStore;
@@ -64,10 +67,12 @@ class HttpServer {
   // Binds host:port and serves on a background thread. `results` must outlive the server;
   // `snapshots` and `metrics` are optional (without them their endpoints answer 404), and so is
   // `streams` (stream_control.h; without it the stream list comes from `results` and POST/DELETE
-  // are not served); all must outlive the server. Throws std::invalid_argument for bad options and
+  // are not served), and `events` (events_store.h; without it the counts and events endpoints
+  // answer 404); all must outlive the server. Throws std::invalid_argument for bad options and
   // std::runtime_error when the address cannot be bound.
   HttpServer(HttpServerOptions options, ResultsStore& results, SnapshotStore* snapshots = nullptr,
-             MetricsRegistry* metrics = nullptr, StreamControl* streams = nullptr);
+             MetricsRegistry* metrics = nullptr, StreamControl* streams = nullptr,
+             EventsStore* events = nullptr);
   // stop().
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
