@@ -115,8 +115,8 @@ class MqttPublisher {
   // Checks the options (throws, see above), reads password_file, then starts the background
   // thread, which connects at once.
   explicit MqttPublisher(MqttPublisherOptions options);
-  // stop(): bounded time even when the broker is unreachable. Messages still buffered are lost;
-  // call flush() first to wait for them.
+  // stop(): returns at once even when the broker is unreachable (a host name lookup under way
+  // is waited for). Messages still buffered are lost; call flush() first to wait for them.
   ~MqttPublisher();
   MqttPublisher(const MqttPublisher&) = delete;
   MqttPublisher& operator=(const MqttPublisher&) = delete;
