@@ -13,10 +13,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -366,4 +370,126 @@ TEST(YoloMonitor, TrackerGivesEachObjectOneIdOverTime) {
   // boxes; one that follows them has a handful (the file replays, and each replay starts over).
   EXPECT_GE(boxes, 60);
   EXPECT_LE(ids.size() * 5, static_cast<size_t>(boxes)) << ids.size() << " ids over " << boxes;
+}
+
+namespace {
+
+// A vertical line the video's ground truth says an object crosses: at the midpoint between the
+// x of the object that moves farthest sideways, at its first and its last frame. Pixels.
+struct GroundTruthLine {
+  double x = 0;
+  int width = 0, height = 0;
+};
+GroundTruthLine line_an_object_crosses(const fs::path& labels) {
+  std::map<int, std::pair<double, double>> first_last;  // id -> centre x at first, last sight
+  GroundTruthLine g;
+  std::ifstream in(labels);
+  for (std::string line; std::getline(in, line);) {
+    const json frame = json::parse(line);
+    g.width = frame["width"];
+    g.height = frame["height"];
+    for (const auto& o : frame["objects"]) {
+      const double cx = (o["x1"].get<double>() + o["x2"].get<double>()) / 2;
+      auto [it, fresh] = first_last.emplace(o["track_id"].get<int>(), std::make_pair(cx, cx));
+      if (!fresh) it->second.second = cx;
+    }
+  }
+  double best = 0;
+  for (const auto& [id, xs] : first_last) {
+    if (std::abs(xs.second - xs.first) > best) {
+      best = std::abs(xs.second - xs.first);
+      g.x = (xs.first + xs.second) / 2;
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+// lines: and zones: on a stream: the monitor tracks it (bytetrack.yaml, as no tracker is set),
+// counts the crossing the ground truth promises, and serves it as counts, events (HTTP long-poll),
+// Prometheus counters and events in the JSON lines. Bad lines and zones fail --check with the
+// key and what is allowed.
+TEST(YoloMonitor, LinesAndZonesCountAndPublishEvents) {
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  if (shapes.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+  const GroundTruthLine gate = line_an_object_crosses(shapes.labels);
+  ASSERT_GT(gate.width, 0);
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-monitor-analytics";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const int http_port = yolo::testing::free_port();
+  auto write = [&](const fs::path& path, const std::string& analytics) {
+    std::ofstream(path) << "model: " << shapes.model.string() << "\ndevice: cpu\nconf: 0.1\n"
+                        << "http: {bind: 127.0.0.1, port: " << http_port << "}\n"
+                        << "state_file: \"\"\n"
+                        << "outputs:\n  jsonl: {path: " << (dir / "results.jsonl").string() << "}\n"
+                        << "streams:\n  - id: cam\n    uri: " << shapes.video.string() << "\n"
+                        << analytics;
+  };
+  auto check = [&](const std::string& analytics) {
+    write(dir / "bad.yaml", analytics);
+    return yolo::testing::run_command(std::string(YOLO_MONITOR_BIN) + " --config " +
+                                      (dir / "bad.yaml").string() + " --check");
+  };
+  auto r = check("    zones: [{name: z, points: [[0, 0], [10, 10]]}]\n");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("at least 3 points"), std::string::npos) << r.output;
+  r = check("    lines: [{name: l, points: [[0, 0], [10, 0]]}]\n    tracker: \"\"\n");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("need track ids"), std::string::npos) << r.output;
+  r = check("    lines: [{name: l, pionts: [[0, 0], [10, 0]]}]\n");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("did you mean points"), std::string::npos) << r.output;
+
+  write(
+      dir / "monitor.yaml",
+      fmt::format("    lines: [{{name: gate, points: [[{0}, 0], [{0}, {1}]]}}]\n"
+                  "    zones: [{{name: all, points: [[0, 0], [{2}, 0], [{2}, {1}], [0, {1}]]}}]\n",
+                  gate.x, gate.height, gate.width));
+  MonitorProcess monitor(dir / "monitor.yaml", dir / "monitor.log");
+  ASSERT_TRUE(monitor.started());
+  httplib::Client client("127.0.0.1", http_port);
+  client.set_read_timeout(30, 0);
+  auto counts = [&] {
+    auto res = client.Get("/api/v1/streams/cam/counts");
+    return res && res->status == 200 ? json::parse(res->body) : json();
+  };
+  auto crossed = [&] {
+    const json c = counts();
+    return !c.is_null() && c["lines"][0]["in"].get<int>() + c["lines"][0]["out"].get<int>() >= 1;
+  };
+  ASSERT_TRUE(eventually(crossed, 120s)) << counts().dump() << "\n" << monitor.log();
+  const json c = counts();
+  std::printf("counts after the first crossing: %s\n", c.dump().c_str());
+  EXPECT_EQ(c["lines"][0]["name"], "gate");
+  EXPECT_GE(c["zones"][0]["entries"].get<int>(), 1) << c;
+
+  auto res = client.Get("/api/v1/streams/cam/events?since=0");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const json events = json::parse(res->body)["events"];
+  int crossings = 0;
+  for (const auto& e : events) {
+    EXPECT_EQ(e["stream_id"], "cam");
+    EXPECT_GE(e["track_id"].get<int64_t>(), 1);
+    EXPECT_TRUE(e.contains("timestamp"));
+    crossings += e["type"] == "line_crossed";
+  }
+  EXPECT_GE(crossings, 1) << events.dump();
+  auto metrics = client.Get("/api/v1/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("yolo_line_crossings_total{stream=\"cam\",line=\"gate\""),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("yolo_zone_occupancy{stream=\"cam\",zone=\"all\"}"),
+            std::string::npos);
+  monitor.signal(SIGTERM);
+  EXPECT_EQ(monitor.wait_exit(60s), 0) << monitor.log();
+
+  std::ifstream in(dir / "results.jsonl");
+  int lines_with_events = 0;
+  for (std::string line; std::getline(in, line);)
+    lines_with_events += json::parse(line).contains("events");
+  EXPECT_GE(lines_with_events, 1);
 }

@@ -84,9 +84,27 @@ InferenceOverrides read_inference(ConfigReader& r, const json& obj, const std::s
   return o;
 }
 
+// The stream's analytics keys, read by the analytics library (which names the key and what is
+// allowed); JSON is YAML, so the stream's JSON goes to it as it is.
+void read_analytics(ConfigReader& r, const json& obj, const std::string& path, StreamConfig& s) {
+  json keys = json::object();
+  for (const auto& k : analytics::analytics_keys()) {
+    if (obj.contains(k) && !obj[k].is_null()) keys[k] = obj[k];
+  }
+  if (keys.empty()) return;
+  try {
+    const analytics::AnalyticsConfig a = analytics::parse_analytics(YAML::Load(keys.dump()), path);
+    s.analytics_keys = keys;
+    if (!a.empty()) s.analytics = a;
+  } catch (const std::exception& e) {
+    r.problem("", e.what());  // the message starts with the path
+  }
+}
+
 StreamConfig read_stream(ConfigReader& r, const json& obj, const std::string& path) {
   StreamConfig s;
-  if (!r.object(obj, path, with({"id", "uri"}, kInferenceKeys))) return s;
+  if (!r.object(obj, path, with(with({"id", "uri"}, kInferenceKeys), analytics::analytics_keys())))
+    return s;
   static const std::regex id_pattern("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
   if (const auto id = r.string(obj, path, "id")) {
     if (std::regex_match(*id, id_pattern)) {
@@ -122,6 +140,12 @@ StreamConfig read_stream(ConfigReader& r, const json& obj, const std::string& pa
   s.classes = o.classes;
   s.inference_interval = o.inference_interval;
   s.tracker = o.tracker;
+  read_analytics(r, obj, path.empty() ? std::string("stream") : path, s);
+  if (s.analytics && s.tracker && s.tracker->empty()) {
+    r.problem(ConfigReader::join(path, "tracker"),
+              "\"\" turns tracking off, but this stream's lines and zones need track ids: remove "
+              "it (they then get bytetrack.yaml, or the default tracker) or name a tracker");
+  }
   return s;
 }
 
@@ -348,6 +372,7 @@ json to_json(const StreamConfig& s) {
   if (s.classes) j["classes"] = *s.classes;
   if (s.inference_interval) j["inference_interval"] = *s.inference_interval;
   if (s.tracker) j["tracker"] = *s.tracker;
+  j.update(s.analytics_keys);
   return j;
 }
 
@@ -360,6 +385,8 @@ InferenceSettings resolve(const StreamConfig& stream, const MonitorConfig& confi
   if (stream.classes) s.classes = *stream.classes;
   if (stream.inference_interval) s.inference_interval = *stream.inference_interval;
   if (stream.tracker) s.tracker = *stream.tracker;
+  // Lines and zones count tracks: without a tracker they would never see one.
+  if (stream.analytics && s.tracker.empty()) s.tracker = "bytetrack.yaml";
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include "yolo/monitor/result_sink.h"
 #include "yolo/monitor/snapshot_archive.h"
 #include "yolo/monitor/stream_state_file.h"
+#include "yolo/serving/events_store.h"
 #include "yolo/serving/http_server.h"
 #include "yolo/serving/metrics_registry.h"
 #include "yolo/serving/results_store.h"
@@ -68,6 +69,7 @@ struct MonitorService::Impl {
   std::optional<StreamStateFile> state_file;
   MetricsRegistry metrics;
   ResultsStore results;
+  EventsStore events;
   SnapshotStore snapshots;
   std::unique_ptr<JsonlWriter> jsonl;
   std::unique_ptr<SnapshotArchive> archive;
@@ -93,7 +95,8 @@ MonitorService::MonitorService(MonitorConfig config, InferenceFragment inference
     s.archive = std::make_unique<SnapshotArchive>(snapshot_archive_options(c.outputs.snapshots));
   }
   s.sink = std::make_unique<ResultSink>(ResultSinkOptions{c.outputs.snapshots.live_interval},
-                                        s.results, &s.snapshots, s.jsonl.get(), s.archive.get());
+                                        s.results, &s.snapshots, s.jsonl.get(), s.archive.get(),
+                                        &s.events, &s.metrics);
   s.manager = std::make_unique<StreamManager>(
       manager_options(c),
       [impl = impl_.get()](const StreamConfig& st) { return impl->fragment_for(st); },
@@ -101,11 +104,12 @@ MonitorService::MonitorService(MonitorConfig config, InferenceFragment inference
         sink->on_sample(id, sample);
       },
       [sink = s.sink.get()](const std::string& id) { sink->on_removed(id); },
-      s.state_file ? &*s.state_file : nullptr);
+      s.state_file ? &*s.state_file : nullptr,
+      [sink = s.sink.get()](const StreamConfig& stream) { sink->on_pipeline(stream); });
   s.stream_metrics = std::make_unique<MonitorMetrics>(s.metrics, *s.manager);
   // Serving first: if the address is taken, no stream has started.
   s.http = std::make_unique<HttpServer>(http_options(c), s.results, &s.snapshots, &s.metrics,
-                                        s.manager.get());
+                                        s.manager.get(), &s.events);
   s.manager->start(c.streams);
   s.watchdog = std::make_unique<WatchdogPinger>(s.notifier);
   s.notifier.ready();
@@ -176,6 +180,7 @@ void MonitorService::stop() {
   s.manager->stop_all();          // no new samples reach the sink
   if (s.jsonl) s.jsonl->close();  // flushed
   s.results.shutdown();           // wakes long-polls still waiting
+  s.events.shutdown();
   spdlog::info("yolo-monitor: stopped");
 }
 

@@ -4,9 +4,14 @@
 
 #include <stdexcept>
 
+#include "yolo/analytics/analytics_json.h"
+#include "yolo/analytics/stream_analytics.h"
 #include "yolo/monitor/jsonl_writer.h"
+#include "yolo/monitor/monitor_config.h"
 #include "yolo/monitor/sample_results.h"
 #include "yolo/monitor/snapshot_archive.h"
+#include "yolo/serving/events_store.h"
+#include "yolo/serving/metrics_registry.h"
 #include "yolo/serving/results_store.h"
 #include "yolo/serving/snapshot_store.h"
 
@@ -15,18 +20,137 @@ namespace yolo::monitor {
 using Clock = std::chrono::steady_clock;
 
 ResultSink::ResultSink(ResultSinkOptions options, ResultsStore& results, SnapshotStore* snapshots,
-                       JsonlWriter* jsonl, SnapshotArchive* archive)
+                       JsonlWriter* jsonl, SnapshotArchive* archive, EventsStore* events,
+                       MetricsRegistry* metrics)
     : options_(options),
       results_(results),
       snapshots_(snapshots),
       jsonl_(jsonl),
-      archive_(archive) {
+      archive_(archive),
+      events_(events),
+      metrics_(metrics) {
+  if (metrics_) {
+    metrics_->declare("yolo_line_crossings_total", MetricType::kCounter,
+                      "Tracks counted crossing a line", {"stream", "line", "class", "direction"});
+    metrics_->declare("yolo_zone_occupancy", MetricType::kGauge, "Tracks in a zone now",
+                      {"stream", "zone"});
+    metrics_->declare("yolo_zone_entries_total", MetricType::kCounter, "Tracks that entered a zone",
+                      {"stream", "zone", "class"});
+    metrics_->declare("yolo_analytics_events_total", MetricType::kCounter,
+                      "Analytics events by type", {"stream", "type"});
+  }
   if (archive_ && !snapshots_) {
     throw std::invalid_argument("result sink: the snapshot archive needs a snapshot store");
   }
   if (options_.live_snapshot_interval.count() < 0) {
     throw std::invalid_argument("result sink: live_snapshot_interval must be >= 0");
   }
+}
+
+ResultSink::~ResultSink() = default;
+
+void ResultSink::on_pipeline(const StreamConfig& stream) {
+  std::shared_ptr<analytics::StreamAnalytics> previous;
+  std::shared_ptr<std::mutex> previous_mutex;
+  int64_t frames = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& s = streams_[stream.id];
+    frames = s.frames;
+    if (!stream.analytics || !events_) {
+      s.analytics.reset();
+      s.analytics_mutex.reset();
+      return;
+    }
+    if (!s.analytics || s.analytics_failed) {
+      s.analytics = std::make_shared<analytics::StreamAnalytics>(stream.id, *stream.analytics);
+      s.analytics_mutex = std::make_shared<std::mutex>();
+      s.analytics_failed = false;
+      events_->set_counts(stream.id, analytics::to_json(s.analytics->counts()));
+      return;
+    }
+    previous = s.analytics;
+    previous_mutex = s.analytics_mutex;
+  }
+  // A rebuilt pipeline: the tracker's ids start again, so every track leaves.
+  analytics::AnalyticsFrame at;
+  at.frame = frames;
+  at.wall_time = std::chrono::system_clock::now();
+  std::vector<analytics::AnalyticsEvent> events;
+  analytics::AnalyticsCounts counts;
+  {
+    std::lock_guard<std::mutex> lock(*previous_mutex);
+    events = previous->reset(at);
+    counts = previous->counts();
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& e : events) list.push_back(analytics::to_json(e));
+  publish_events(stream.id, list, analytics::to_json(counts));
+}
+
+nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const FrameResult& result) {
+  std::shared_ptr<analytics::StreamAnalytics> a;
+  std::shared_ptr<std::mutex> m;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = streams_.find(stream_id);
+    if (it == streams_.end() || !it->second.analytics || it->second.analytics_failed)
+      return nlohmann::json::array();
+    a = it->second.analytics;
+    m = it->second.analytics_mutex;
+  }
+  analytics::AnalyticsFrame f;
+  f.frame = result.frame;
+  f.pts_ns = result.pts_ns;
+  f.wall_time = result.wall_time;
+  f.width = result.width;
+  f.height = result.height;
+  for (const Detection& d : result.detections) {
+    if (d.track_id > 0)
+      f.objects.push_back({d.track_id, d.class_id, d.class_name, d.x1, d.y1, d.x2, d.y2});
+  }
+  std::vector<analytics::AnalyticsEvent> events;
+  analytics::AnalyticsCounts counts;
+  try {
+    std::lock_guard<std::mutex> lock(*m);
+    events = a->update(f);
+    counts = a->counts();
+  } catch (const std::invalid_argument& e) {
+    // Lines or zones outside this stream's frames: the stream keeps running without them.
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      streams_[stream_id].analytics_failed = true;
+    }
+    spdlog::error("stream {}: analytics off until the stream restarts: {}", stream_id, e.what());
+    return nlohmann::json::array();
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& e : events) list.push_back(analytics::to_json(e));
+  publish_events(stream_id, list, analytics::to_json(counts));
+  return list;
+}
+
+void ResultSink::publish_events(const std::string& stream_id, const nlohmann::json& events,
+                                const nlohmann::json& counts) {
+  try {
+    for (const auto& e : events) events_->publish(stream_id, e);
+    events_->set_counts(stream_id, counts);
+  } catch (const std::exception& e) {  // more streams than the store allows
+    output_failed(stream_id, std::string("events store refused an event: ") + e.what());
+  }
+  if (!metrics_) return;
+  for (const auto& e : events) {
+    const std::string type = e["type"];
+    metrics_->add("yolo_analytics_events_total", {stream_id, type});
+    if (type == "line_crossed") {
+      metrics_->add("yolo_line_crossings_total",
+                    {stream_id, e["line"], e["class_name"], e["direction"]});
+    } else if (type == "zone_entered") {
+      metrics_->add("yolo_zone_entries_total", {stream_id, e["zone"], e["class_name"]});
+    }
+  }
+  for (const auto& z : counts["zones"])
+    metrics_->set("yolo_zone_occupancy", {stream_id, z["name"]}, z["occupancy"].get<double>());
 }
 
 void ResultSink::output_failed(const std::string& stream_id, const std::string& what) {
@@ -65,9 +189,16 @@ void ResultSink::on_sample(const std::string& stream_id, GstSample* sample) {
   } catch (const std::exception& e) {  // e.g. more streams than the store allows
     output_failed(stream_id, std::string("results store refused a result: ") + e.what());
   }
+  const nlohmann::json events = run_analytics(stream_id, result);
   if (jsonl_) {
     try {
-      jsonl_->write(result);
+      if (events.empty()) {
+        jsonl_->write(result);
+      } else {
+        nlohmann::json line = to_json(result);
+        line["events"] = events;
+        jsonl_->write(line);
+      }
     } catch (const std::exception& e) {
       output_failed(stream_id, e.what());
     }
@@ -89,6 +220,7 @@ void ResultSink::on_removed(const std::string& stream_id) {
     streams_.erase(stream_id);
   }
   results_.remove_stream(stream_id);
+  if (events_) events_->remove_stream(stream_id);
   if (snapshots_) snapshots_->remove(stream_id);
   if (archive_) archive_->forget(stream_id);
 }

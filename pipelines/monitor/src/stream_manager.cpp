@@ -20,12 +20,13 @@ bool same_stream(const StreamConfig& a, const StreamConfig& b) {
 
 StreamManager::StreamManager(StreamManagerOptions options, InferenceFragment inference,
                              SampleHandler on_sample, RemovedHandler on_removed,
-                             StreamStateFile* state)
+                             StreamStateFile* state, PipelineHandler on_pipeline)
     : options_(options),
       inference_(std::move(inference)),
       on_sample_(std::move(on_sample)),
       on_removed_(std::move(on_removed)),
-      state_(state) {
+      state_(state),
+      on_pipeline_(std::move(on_pipeline)) {
   if (!inference_) throw std::invalid_argument("stream manager: an inference fragment is required");
 }
 
@@ -43,6 +44,9 @@ std::shared_ptr<StreamManager::Entry> StreamManager::make_entry(const StreamConf
     callbacks.on_sample = [handler = on_sample_, id = config.id](GstSample* sample) {
       handler(id, sample);
     };
+  }
+  if (on_pipeline_) {
+    callbacks.on_pipeline = [handler = on_pipeline_, config](GstElement*) { handler(config); };
   }
   entry->supervisor =
       std::make_unique<StreamSupervisor>(config.id, description, options_.supervision, callbacks);

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "yolo/analytics/analytics_config.h"
+
 #include "yolo/core/error.h"
 #include "yolo/media/media_source.h"
 
@@ -76,6 +78,11 @@ struct StreamConfig {
   std::optional<std::vector<int>> classes;
   std::optional<int> inference_interval;
   std::optional<std::string> tracker;  // "" turns a default tracker off for this stream
+  // Lines and zones (docs/analytics.md): units, anchor, track_timeout, lines, zones as given
+  // (kept for display, comparison and the state file), and as read. Analytics need track ids:
+  // a stream with them and no tracker of its own or by default is tracked with bytetrack.yaml.
+  nlohmann::json analytics_keys = nlohmann::json::object();
+  std::optional<analytics::AnalyticsConfig> analytics;
 };
 
 // Cross-stream batching inside the shared model instance (the `yolo` element's batch-size and

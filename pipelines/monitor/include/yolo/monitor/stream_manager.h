@@ -47,10 +47,14 @@ class StreamManager : public yolo::StreamControl {
   using SampleHandler = std::function<void(const std::string& stream_id, GstSample* sample)>;
   // A stream was removed (API, reconcile) and its supervisor stopped: drop its results.
   using RemovedHandler = std::function<void(const std::string& stream_id)>;
+  // A stream's pipeline was built (first start, or a rebuild after the camera dropped), on the
+  // supervisor's thread before it plays: what runs per stream (its tracker ids) starts again.
+  using PipelineHandler = std::function<void(const StreamConfig& stream)>;
 
   // `state` (optional) must outlive the manager.
   StreamManager(StreamManagerOptions options, InferenceFragment inference, SampleHandler on_sample,
-                RemovedHandler on_removed = {}, StreamStateFile* state = nullptr);
+                RemovedHandler on_removed = {}, StreamStateFile* state = nullptr,
+                PipelineHandler on_pipeline = {});
   // stop_all().
   ~StreamManager() override;
   StreamManager(const StreamManager&) = delete;
@@ -94,6 +98,7 @@ class StreamManager : public yolo::StreamControl {
   const SampleHandler on_sample_;
   const RemovedHandler on_removed_;
   StreamStateFile* const state_;
+  const PipelineHandler on_pipeline_;
 
   mutable std::mutex mutex_;
   std::vector<std::string> order_;  // ids in the order they were started, for list()
