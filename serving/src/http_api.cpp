@@ -120,7 +120,9 @@ Api::Api(const HttpServerOptions& options, ResultsStore& results, SnapshotStore*
 void Api::health(const httplib::Request& req, httplib::Response& res) {
   if (!check_params(req, res, {})) return;
   const double uptime = std::chrono::duration<double>(Clock::now() - started_).count();
-  send_json(res, 200, {{"status", "ok"}, {"version", kVersion}, {"uptime_s", uptime}});
+  json body = {{"status", "ok"}, {"version", kVersion}, {"uptime_s", uptime}};
+  if (options_.health_details) body.update(options_.health_details());
+  send_json(res, 200, body);
 }
 
 void Api::streams(const httplib::Request& req, httplib::Response& res) {

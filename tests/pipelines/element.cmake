@@ -33,7 +33,10 @@ if(TARGET yolo-monitor)
   pkg_check_modules(MONITOR_E2E_GST REQUIRED IMPORTED_TARGET gstreamer-rtsp-server-1.0)
   yolo_add_test(NAME test_yolo_monitor LABEL slow TIMEOUT 1800
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_monitor.cpp
-    LIBS yolo_synth PkgConfig::MONITOR_E2E_GST PkgConfig::HTTPLIB nlohmann_json::nlohmann_json)
+    LIBS yolo_synth PkgConfig::MONITOR_E2E_GST PkgConfig::HTTPLIB nlohmann_json::nlohmann_json
+         PkgConfig::MOSQUITTO)
+  # The MQTT broker and subscriber of the serving tests.
+  target_include_directories(test_yolo_monitor PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/serving)
   target_compile_definitions(test_yolo_monitor PRIVATE
     YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_MONITOR_BIN="$<TARGET_FILE:yolo-monitor>")
   add_dependencies(test_yolo_monitor yolo-monitor yolo-trainer gstyolo)

@@ -184,8 +184,82 @@ void read_rtsp(ConfigReader& r, const json& s, MonitorConfig& c) {
   if (auto v = r.duration(s, "rtsp", "latency", milliseconds(0))) c.rtsp.latency = *v;
 }
 
+void read_mqtt(ConfigReader& r, const json& m, MonitorConfig& c) {
+  const std::string p = "outputs.mqtt";
+  if (!r.object(m, p,
+                {"url", "topic", "qos", "client_id", "username", "password_file", "tls", "buffer",
+                 "detections", "device_id", "tags"}))
+    return;
+  auto& o = c.outputs.mqtt;
+  if (auto v = r.string(m, p, "url", true)) o.url = *v;
+  if (!o.url.empty() && o.url.rfind("mqtt://", 0) != 0 && o.url.rfind("mqtts://", 0) != 0) {
+    r.problem(ConfigReader::join(p, "url"),
+              "must start with mqtt:// (TCP, port 1883) or mqtts:// (TLS, port 8883)");
+  }
+  if (o.url.find('@') != std::string::npos) {
+    // Never echo it: it may hold a password.
+    r.problem(ConfigReader::join(p, "url"),
+              "must not hold credentials: use username and password_file");
+  }
+  if (auto v = r.string(m, p, "topic")) {
+    if (v->empty() || v->find_first_of("+#") != std::string::npos || v->back() == '/') {
+      r.problem(ConfigReader::join(p, "topic"),
+                "must be a non-empty MQTT topic prefix without + or # and without a trailing /");
+    } else {
+      o.topic = *v;
+    }
+  }
+  if (auto v = r.integer(m, p, "qos", 0, 1)) o.qos = int(*v);
+  if (auto v = r.string(m, p, "client_id", true)) o.client_id = *v;
+  if (auto v = r.string(m, p, "username", true)) o.username = *v;
+  if (auto v = r.string(m, p, "password_file", true)) o.password_file = *v;
+  if (auto v = r.string(m, p, "device_id", true)) {
+    // A topic level: no wildcards, no separators.
+    static const std::regex level("[A-Za-z0-9_.-]{0,64}");
+    if (std::regex_match(*v, level)) {
+      o.device_id = *v;
+    } else {
+      r.problem(ConfigReader::join(p, "device_id"),
+                fmt::format("\"{}\" must be 1 to 64 letters, digits, '_', '.' or '-' (it is a "
+                            "topic level)",
+                            *v));
+    }
+  }
+  const json& tls = section_of(m, "tls");
+  if (r.object(tls, p + ".tls", {"ca", "cert", "key"})) {
+    if (auto v = r.string(tls, p + ".tls", "ca", true)) o.tls_ca = *v;
+    if (auto v = r.string(tls, p + ".tls", "cert", true)) o.tls_cert = *v;
+    if (auto v = r.string(tls, p + ".tls", "key", true)) o.tls_key = *v;
+  }
+  const json& buffer = section_of(m, "buffer");
+  if (r.object(buffer, p + ".buffer", {"max_messages", "max_bytes"})) {
+    if (auto v = r.integer(buffer, p + ".buffer", "max_messages", 1, 10000000))
+      o.buffer_max_messages = static_cast<std::uint64_t>(*v);
+    if (auto v = r.bytes(buffer, p + ".buffer", "max_bytes")) {
+      if (*v < 1024 || *v > (256ull << 20)) {
+        r.problem(ConfigReader::join(p, "buffer.max_bytes"), "must be 1K..256M");
+      } else {
+        o.buffer_max_bytes = *v;
+      }
+    }
+  }
+  const json& d = section_of(m, "detections");
+  if (r.object(d, p + ".detections", {"every", "on_change"})) {
+    if (auto v = r.integer(d, p + ".detections", "every", 0, 1000000)) o.detections_every = int(*v);
+    if (auto v = r.boolean(d, p + ".detections", "on_change")) o.detections_on_change = *v;
+  }
+  if (m.contains("tags") && !m["tags"].is_null()) {
+    if (!m["tags"].is_object()) {
+      r.problem(ConfigReader::join(p, "tags"), "must be a map of names to values");
+    } else {
+      o.tags = m["tags"];
+    }
+  }
+}
+
 void read_outputs(ConfigReader& r, const json& o, MonitorConfig& c) {
-  if (!r.object(o, "outputs", {"jsonl", "snapshots"})) return;
+  if (!r.object(o, "outputs", {"jsonl", "snapshots", "mqtt"})) return;
+  read_mqtt(r, section_of(o, "mqtt"), c);
   const json& j = section_of(o, "jsonl");
   if (r.object(j, "outputs.jsonl", {"path", "max_bytes", "keep_files"})) {
     if (auto v = r.string(j, "outputs.jsonl", "path", true)) c.outputs.jsonl.path = *v;

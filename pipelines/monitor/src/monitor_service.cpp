@@ -10,6 +10,7 @@
 #include "yolo/monitor/dashboard.h"
 #include "yolo/monitor/jsonl_writer.h"
 #include "yolo/monitor/monitor_metrics.h"
+#include "yolo/monitor/mqtt_output.h"
 #include "yolo/monitor/result_sink.h"
 #include "yolo/monitor/snapshot_archive.h"
 #include "yolo/monitor/stream_state_file.h"
@@ -73,6 +74,7 @@ struct MonitorService::Impl {
   SnapshotStore snapshots;
   std::unique_ptr<JsonlWriter> jsonl;
   std::unique_ptr<SnapshotArchive> archive;
+  std::unique_ptr<MqttOutput> mqtt;
   std::unique_ptr<ResultSink> sink;
   std::unique_ptr<StreamManager> manager;
   std::unique_ptr<MonitorMetrics> stream_metrics;  // reads the manager at every scrape
@@ -94,9 +96,11 @@ MonitorService::MonitorService(MonitorConfig config, InferenceFragment inference
   if (!c.outputs.snapshots.directory.empty()) {
     s.archive = std::make_unique<SnapshotArchive>(snapshot_archive_options(c.outputs.snapshots));
   }
+  if (!c.outputs.mqtt.url.empty())
+    s.mqtt = std::make_unique<MqttOutput>(c.outputs.mqtt, &s.metrics);
   s.sink = std::make_unique<ResultSink>(ResultSinkOptions{c.outputs.snapshots.live_interval},
                                         s.results, &s.snapshots, s.jsonl.get(), s.archive.get(),
-                                        &s.events, &s.metrics);
+                                        &s.events, &s.metrics, s.mqtt.get());
   s.manager = std::make_unique<StreamManager>(
       manager_options(c),
       [impl = impl_.get()](const StreamConfig& st) { return impl->fragment_for(st); },
@@ -108,8 +112,14 @@ MonitorService::MonitorService(MonitorConfig config, InferenceFragment inference
       [sink = s.sink.get()](const StreamConfig& stream) { sink->on_pipeline(stream); });
   s.stream_metrics = std::make_unique<MonitorMetrics>(s.metrics, *s.manager);
   // Serving first: if the address is taken, no stream has started.
-  s.http = std::make_unique<HttpServer>(http_options(c), s.results, &s.snapshots, &s.metrics,
-                                        s.manager.get(), &s.events);
+  HttpServerOptions http = http_options(c);
+  if (s.mqtt) {
+    http.health_details = [mqtt = s.mqtt.get()] {
+      return nlohmann::json{{"mqtt", mqtt->health()}};
+    };
+  }
+  s.http = std::make_unique<HttpServer>(http, s.results, &s.snapshots, &s.metrics, s.manager.get(),
+                                        &s.events);
   s.manager->start(c.streams);
   s.watchdog = std::make_unique<WatchdogPinger>(s.notifier);
   s.notifier.ready();
@@ -137,6 +147,9 @@ StreamManager::ReconcileSummary MonitorService::reload(const MonitorConfig& conf
                                     c.outputs.jsonl.path.string(),
                                     c.outputs.jsonl.max_bytes,
                                     c.outputs.jsonl.keep_files,
+                                    c.outputs.mqtt.url,
+                                    c.outputs.mqtt.topic,
+                                    c.outputs.mqtt.device_id,
                                     c.outputs.snapshots.directory.string(),
                                     c.outputs.snapshots.interval.count(),
                                     c.outputs.snapshots.keep_per_stream,
@@ -155,7 +168,8 @@ StreamManager::ReconcileSummary MonitorService::reload(const MonitorConfig& conf
     };
     if (fixed(s.config) != fixed(config)) {
       spdlog::warn(
-          "reload: changes to http, outputs, state_file, rtsp, supervision and batching "
+          "reload: changes to http, outputs (jsonl, snapshots, mqtt), state_file, rtsp, "
+          "supervision and batching "
           "take effect after a restart; streams and model defaults are applied now");
     }
     // New defaults apply to streams that are (re)built from now on.
@@ -179,7 +193,10 @@ void MonitorService::stop() {
   s.http->stop();                 // no new API calls reach the manager
   s.manager->stop_all();          // no new samples reach the sink
   if (s.jsonl) s.jsonl->close();  // flushed
-  s.results.shutdown();           // wakes long-polls still waiting
+  // What the broker has not taken yet gets a moment; a broker that is away does not hold us.
+  if (s.mqtt && !s.mqtt->flush(std::chrono::seconds(2)))
+    spdlog::warn("outputs.mqtt: messages still buffered at shutdown are dropped");
+  s.results.shutdown();  // wakes long-polls still waiting
   s.events.shutdown();
   spdlog::info("yolo-monitor: stopped");
 }

@@ -8,6 +8,7 @@
 #include "yolo/analytics/stream_analytics.h"
 #include "yolo/monitor/jsonl_writer.h"
 #include "yolo/monitor/monitor_config.h"
+#include "yolo/monitor/mqtt_output.h"
 #include "yolo/monitor/sample_results.h"
 #include "yolo/monitor/snapshot_archive.h"
 #include "yolo/serving/events_store.h"
@@ -21,14 +22,15 @@ using Clock = std::chrono::steady_clock;
 
 ResultSink::ResultSink(ResultSinkOptions options, ResultsStore& results, SnapshotStore* snapshots,
                        JsonlWriter* jsonl, SnapshotArchive* archive, EventsStore* events,
-                       MetricsRegistry* metrics)
+                       MetricsRegistry* metrics, MqttOutput* mqtt)
     : options_(options),
       results_(results),
       snapshots_(snapshots),
       jsonl_(jsonl),
       archive_(archive),
       events_(events),
-      metrics_(metrics) {
+      metrics_(metrics),
+      mqtt_(mqtt) {
   if (metrics_) {
     metrics_->declare("yolo_line_crossings_total", MetricType::kCounter,
                       "Tracks counted crossing a line", {"stream", "line", "class", "direction"});
@@ -126,20 +128,26 @@ nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const Fra
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto& e : events) list.push_back(analytics::to_json(e));
-  publish_events(stream_id, list, analytics::to_json(counts));
-  return list;
+  return publish_events(stream_id, list, analytics::to_json(counts));
 }
 
-void ResultSink::publish_events(const std::string& stream_id, const nlohmann::json& events,
-                                const nlohmann::json& counts) {
+nlohmann::json ResultSink::publish_events(const std::string& stream_id,
+                                          const nlohmann::json& events,
+                                          const nlohmann::json& counts) {
+  // Each event with its store's seq, so that every output (HTTP, JSON lines, MQTT) names it alike.
+  nlohmann::json stored = nlohmann::json::array();
   try {
-    for (const auto& e : events) events_->publish(stream_id, e);
+    for (nlohmann::json e : events) {
+      e["seq"] = events_->publish(stream_id, e);
+      stored.push_back(std::move(e));
+    }
     events_->set_counts(stream_id, counts);
   } catch (const std::exception& e) {  // more streams than the store allows
     output_failed(stream_id, std::string("events store refused an event: ") + e.what());
   }
-  if (!metrics_) return;
-  for (const auto& e : events) {
+  if (mqtt_) mqtt_->publish_events(stream_id, stored);
+  if (!metrics_) return stored;
+  for (const auto& e : stored) {
     const std::string type = e["type"];
     metrics_->add("yolo_analytics_events_total", {stream_id, type});
     if (type == "line_crossed") {
@@ -151,6 +159,7 @@ void ResultSink::publish_events(const std::string& stream_id, const nlohmann::js
   }
   for (const auto& z : counts["zones"])
     metrics_->set("yolo_zone_occupancy", {stream_id, z["name"]}, z["occupancy"].get<double>());
+  return stored;
 }
 
 void ResultSink::output_failed(const std::string& stream_id, const std::string& what) {
@@ -190,6 +199,7 @@ void ResultSink::on_sample(const std::string& stream_id, GstSample* sample) {
     output_failed(stream_id, std::string("results store refused a result: ") + e.what());
   }
   const nlohmann::json events = run_analytics(stream_id, result);
+  if (mqtt_) mqtt_->publish_detections(result);
   if (jsonl_) {
     try {
       if (events.empty()) {
@@ -221,6 +231,7 @@ void ResultSink::on_removed(const std::string& stream_id) {
   }
   results_.remove_stream(stream_id);
   if (events_) events_->remove_stream(stream_id);
+  if (mqtt_) mqtt_->forget(stream_id);
   if (snapshots_) snapshots_->remove(stream_id);
   if (archive_) archive_->forget(stream_id);
 }

@@ -22,8 +22,11 @@
 //   ...                             // until server.stop() or destruction
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -60,6 +63,9 @@ struct HttpServerOptions {
   size_t keep_alive_max_requests = 100;  // requests per connection before it is closed (>= 1)
   // Non-empty: served as text/html at GET / (the monitoring dashboard).
   std::string dashboard_html;
+  // Set: GET /health adds what it returns (a JSON object, e.g. the MQTT connection's state) to
+  // its answer. Called on a worker thread; must be quick and must not throw.
+  std::function<nlohmann::json()> health_details;
 };
 
 class HttpServer {

@@ -37,6 +37,7 @@ class StreamAnalytics;
 namespace yolo::monitor {
 
 class JsonlWriter;
+class MqttOutput;
 class SnapshotArchive;
 struct StreamConfig;
 
@@ -50,10 +51,12 @@ class ResultSink {
  public:
   // `results` is required; the others are optional (nullptr: that output is off). All must
   // outlive the sink. The archive needs `snapshots` (it saves what they draw).
-  // `events` and `metrics` carry the analytics' events and counts (nullptr: analytics off).
+  // `events` and `metrics` carry the analytics' events and counts (nullptr: analytics off);
+  // `mqtt` publishes events and detections to a broker.
   ResultSink(ResultSinkOptions options, ResultsStore& results, SnapshotStore* snapshots = nullptr,
              JsonlWriter* jsonl = nullptr, SnapshotArchive* archive = nullptr,
-             EventsStore* events = nullptr, MetricsRegistry* metrics = nullptr);
+             EventsStore* events = nullptr, MetricsRegistry* metrics = nullptr,
+             MqttOutput* mqtt = nullptr);
   ~ResultSink();
 
   void on_sample(const std::string& stream_id, GstSample* sample);
@@ -80,8 +83,9 @@ class ResultSink {
   void output_failed(const std::string& stream_id, const std::string& what);
   // Runs the stream's analytics on a result; the events' JSON (empty without analytics).
   nlohmann::json run_analytics(const std::string& stream_id, const FrameResult& result);
-  void publish_events(const std::string& stream_id, const nlohmann::json& events,
-                      const nlohmann::json& counts);
+  // To the events store, the MQTT output and the metrics; returns the events with their seq.
+  nlohmann::json publish_events(const std::string& stream_id, const nlohmann::json& events,
+                                const nlohmann::json& counts);
 
   const ResultSinkOptions options_;
   ResultsStore& results_;
@@ -90,6 +94,7 @@ class ResultSink {
   SnapshotArchive* const archive_;
   EventsStore* const events_;
   MetricsRegistry* const metrics_;
+  MqttOutput* const mqtt_;
   std::mutex mutex_;
   std::map<std::string, StreamState> streams_;
   std::atomic<std::uint64_t> output_errors_{0};
