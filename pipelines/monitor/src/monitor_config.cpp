@@ -15,6 +15,7 @@
 #include "yaml_to_json.h"
 #include "yolo/core/device.h"
 #include "yolo/core/strings.h"
+#include "yolo/serving/mqtt_topic.h"
 #include "yolo/tracking/tracker_config.h"
 
 namespace yolo::monitor {
@@ -202,9 +203,8 @@ void read_mqtt(ConfigReader& r, const json& m, MonitorConfig& c) {
               "must not hold credentials: use username and password_file");
   }
   if (auto v = r.string(m, p, "topic")) {
-    if (v->empty() || v->find_first_of("+#") != std::string::npos || v->back() == '/') {
-      r.problem(ConfigReader::join(p, "topic"),
-                "must be a non-empty MQTT topic prefix without + or # and without a trailing /");
+    if (const std::string why = mqtt_topic_problem(*v); !why.empty()) {
+      r.problem(ConfigReader::join(p, "topic"), why);
     } else {
       o.topic = *v;
     }
@@ -214,15 +214,10 @@ void read_mqtt(ConfigReader& r, const json& m, MonitorConfig& c) {
   if (auto v = r.string(m, p, "username", true)) o.username = *v;
   if (auto v = r.string(m, p, "password_file", true)) o.password_file = *v;
   if (auto v = r.string(m, p, "device_id", true)) {
-    // A topic level: no wildcards, no separators.
-    static const std::regex level("[A-Za-z0-9_.-]{0,64}");
-    if (std::regex_match(*v, level)) {
-      o.device_id = *v;
+    if (const std::string why = mqtt_device_id_problem(*v); !v->empty() && !why.empty()) {
+      r.problem(ConfigReader::join(p, "device_id"), fmt::format("\"{}\" {}", *v, why));
     } else {
-      r.problem(ConfigReader::join(p, "device_id"),
-                fmt::format("\"{}\" must be 1 to 64 letters, digits, '_', '.' or '-' (it is a "
-                            "topic level)",
-                            *v));
+      o.device_id = *v;
     }
   }
   const json& tls = section_of(m, "tls");

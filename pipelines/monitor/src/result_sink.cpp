@@ -8,11 +8,11 @@
 #include "yolo/analytics/stream_analytics.h"
 #include "yolo/monitor/jsonl_writer.h"
 #include "yolo/monitor/monitor_config.h"
-#include "yolo/monitor/mqtt_output.h"
 #include "yolo/monitor/sample_results.h"
 #include "yolo/monitor/snapshot_archive.h"
 #include "yolo/serving/events_store.h"
 #include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/mqtt_output.h"
 #include "yolo/serving/results_store.h"
 #include "yolo/serving/snapshot_store.h"
 

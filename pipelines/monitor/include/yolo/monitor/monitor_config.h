@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "yolo/analytics/analytics_config.h"
+#include "yolo/serving/mqtt_output.h"
 
 #include "yolo/core/error.h"
 #include "yolo/media/media_source.h"
@@ -121,22 +122,9 @@ struct SnapshotOutputConfig {
   std::chrono::milliseconds live_interval{500};
 };
 
-// Publishing to an MQTT broker (docs/monitor.md#outputs, docs/mqtt-publisher.md).
-struct MqttOutputConfig {
-  std::string url;                  // mqtt://host[:port] or mqtts://; empty: no MQTT output
-  std::string topic = "yolo-edge";  // prefix: <topic>/<device_id>/<stream>/{events,detections}
-  int qos = 1;                      // 0 at most once, 1 at least once
-  std::string client_id;            // empty: yolo-edge-<hostname>-<pid>
-  std::string username;
-  std::string password_file;  // the password or token, one line
-  std::string tls_ca, tls_cert, tls_key;
-  std::uint64_t buffer_max_messages = 10000;  // held while the broker is away; oldest dropped
-  std::uint64_t buffer_max_bytes = 64 << 20;
-  int detections_every = 0;           // publish every Nth result's detections; 0: none
-  bool detections_on_change = false;  // also a result whose tracks or box count changed
-  std::string device_id;              // empty: the host name
-  nlohmann::json tags = nlohmann::json::object();  // copied into every message
-};
+// Publishing to an MQTT broker (docs/monitor.md#outputs, docs/mqtt-publisher.md); an empty url
+// turns it off.
+using MqttOutputConfig = MqttOutputOptions;
 
 struct OutputsConfig {
   JsonlOutputConfig jsonl;

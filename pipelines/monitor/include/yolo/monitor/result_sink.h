@@ -26,6 +26,7 @@
 namespace yolo {
 struct FrameResult;
 class EventsStore;
+class MqttOutput;
 class MetricsRegistry;
 class ResultsStore;
 class SnapshotStore;
@@ -37,7 +38,6 @@ class StreamAnalytics;
 namespace yolo::monitor {
 
 class JsonlWriter;
-class MqttOutput;
 class SnapshotArchive;
 struct StreamConfig;
 

@@ -1,4 +1,5 @@
-// yolo-monitor's MQTT output (docs/monitor.md#outputs): every analytics event as one message and,
+// Results and events to an MQTT broker, for yolo-monitor's outputs.mqtt (docs/monitor.md#outputs)
+// and the yolopublish element (docs/gst-yolo.md): every analytics event as one message and,
 // when asked, the detections of every Nth result or of a result whose tracks changed, as
 // versioned JSON with the box's device id and the config's tags
 // (docs/detections-json.md#mqtt-messages), to <topic>/<device_id>/<stream>/events and
@@ -12,20 +13,36 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 
-#include "yolo/monitor/monitor_config.h"
 #include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/mqtt_topic.h"
 
 namespace yolo {
+
 struct FrameResult;
 class MqttPublisher;
-}  // namespace yolo
 
-namespace yolo::monitor {
+// What and where to publish; the connection settings are the publisher's (mqtt_publisher.h).
+struct MqttOutputOptions {
+  std::string url;                  // mqtt://host[:port] or mqtts://; required
+  std::string topic = "yolo-edge";  // prefix: <topic>/<device_id>/<stream>/{events,detections}
+  int qos = 1;                      // 0 at most once, 1 at least once
+  std::string client_id;            // empty: yolo-edge-<hostname>-<pid>
+  std::string username;
+  std::string password_file;  // the password or token, one line
+  std::string tls_ca, tls_cert, tls_key;
+  std::uint64_t buffer_max_messages = 10000;  // held while the broker is away; oldest dropped
+  std::uint64_t buffer_max_bytes = 64 << 20;
+  int detections_every = 0;           // publish every Nth result's detections; 0: none
+  bool detections_on_change = false;  // also a result whose tracks or box count changed
+  std::string device_id;              // empty: the host name
+  nlohmann::json tags = nlohmann::json::object();  // copied into every message
+};
 
 class MqttOutput {
  public:
@@ -33,7 +50,7 @@ class MqttOutput {
   // std::runtime_error, naming the setting, for options the publisher refuses (a missing
   // password_file or CA file). `metrics` (optional) gets the yolo_publish_* series and must
   // outlive this object.
-  MqttOutput(const MqttOutputConfig& config, MetricsRegistry* metrics);
+  MqttOutput(const MqttOutputOptions& options, MetricsRegistry* metrics);
   ~MqttOutput();
   MqttOutput(const MqttOutput&) = delete;
   MqttOutput& operator=(const MqttOutput&) = delete;
@@ -62,7 +79,7 @@ class MqttOutput {
     std::string last_signature;  // track ids and box count of the last published result
   };
 
-  const MqttOutputConfig config_;
+  const MqttOutputOptions config_;
   const std::string device_id_;
   std::unique_ptr<MqttPublisher> publisher_;
   std::mutex mutex_;
@@ -70,4 +87,4 @@ class MqttOutput {
   MetricsRegistry::CollectorHandle collector_;  // last: unregistered before the publisher goes
 };
 
-}  // namespace yolo::monitor
+}  // namespace yolo

@@ -1,4 +1,4 @@
-#include "yolo/monitor/mqtt_output.h"
+#include "yolo/serving/mqtt_output.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include "yolo/runtime/detection.h"
 #include "yolo/serving/mqtt_publisher.h"
 
-namespace yolo::monitor {
+namespace yolo {
 namespace {
 
 // Bumped when a field changes meaning or goes away; new fields keep the version.
@@ -22,7 +22,7 @@ std::string host_name() {
   return name;
 }
 
-MqttPublisherOptions publisher_options(const MqttOutputConfig& c) {
+MqttPublisherOptions publisher_options(const MqttOutputOptions& c) {
   MqttPublisherOptions o;
   o.url = c.url;
   o.client_id = c.client_id;
@@ -49,11 +49,15 @@ std::string signature_of(const FrameResult& r) {
 
 }  // namespace
 
-MqttOutput::MqttOutput(const MqttOutputConfig& config, MetricsRegistry* metrics)
+MqttOutput::MqttOutput(const MqttOutputOptions& config, MetricsRegistry* metrics)
     : config_(config),
       device_id_(config.device_id.empty() ? host_name() : config.device_id),
       publisher_(std::make_unique<MqttPublisher>(publisher_options(config))) {
-  spdlog::info("outputs.mqtt: publishing to {} under {}/{}/ as client {}", publisher_->broker(),
+  if (const std::string why = mqtt_topic_problem(config_.topic); !why.empty())
+    throw std::invalid_argument("mqtt topic '" + config_.topic + "' " + why);
+  if (const std::string why = mqtt_device_id_problem(device_id_); !why.empty())
+    throw std::invalid_argument("mqtt device id '" + device_id_ + "' " + why);
+  spdlog::info("mqtt: publishing to {} under {}/{}/ as client {}", publisher_->broker(),
                config_.topic, device_id_, publisher_->client_id());
   if (!metrics) return;
   metrics->declare("yolo_publish_connected", MetricType::kGauge,
@@ -110,7 +114,7 @@ void MqttOutput::send(const std::string& topic, const nlohmann::json& message) {
   } catch (const std::exception& e) {
     // The topic's parts are checked when the config is read; this is a last guard, so a stream
     // never dies of its output.
-    spdlog::error("outputs.mqtt: a message to {} was not published: {}", topic, e.what());
+    spdlog::error("mqtt: a message to {} was not published: {}", topic, e.what());
   }
 }
 
@@ -152,4 +156,4 @@ bool MqttOutput::flush(std::chrono::milliseconds timeout) {
   return publisher_->flush(timeout);
 }
 
-}  // namespace yolo::monitor
+}  // namespace yolo
