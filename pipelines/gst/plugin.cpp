@@ -1,10 +1,14 @@
-// libgstyolo.so: registers the `yolo`, `yolotracker` and `yolooverlay` elements.
+// libgstyolo.so: registers the `yolo`, `yolotracker`, `yoloanalytics`, `yolopublish` and
+// `yolooverlay` elements.
 #include <gst/gst.h>
 
 #include "debug.h"
 #include "gst_yolo.h"
+#include "gst_yolo_analytics.h"
 #include "gst_yolo_overlay.h"
+#include "gst_yolo_publish.h"
 #include "gst_yolo_tracker.h"
+#include "yolo/gst/analytics_meta.h"
 #include "yolo/gst/detection_meta.h"
 
 #ifndef PACKAGE
@@ -17,9 +21,12 @@ static gboolean plugin_init(GstPlugin* plugin) {
   GST_DEBUG_CATEGORY_INIT(gst_yolo_debug, "yolo", 0, "YOLO object detection");
   // Registered while the plugin loads, before any streaming thread can race to it.
   yolo::gst::register_inference_meta();
+  yolo::gst::register_analytics_meta();
   gboolean ok = GST_ELEMENT_REGISTER(yolo, plugin);
   ok &= GST_ELEMENT_REGISTER(yolotracker, plugin);
   ok &= GST_ELEMENT_REGISTER(yolooverlay, plugin);
+  ok &= GST_ELEMENT_REGISTER(yoloanalytics, plugin);
+  ok &= GST_ELEMENT_REGISTER(yolopublish, plugin);
   return ok;
 }
 

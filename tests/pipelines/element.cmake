@@ -19,7 +19,9 @@ add_dependencies(test_yolo_tracker gstyolo)
 yolo_add_test(NAME test_yolo_pipeline LABEL integration
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_pipeline.cpp
   LIBS yolo_gst_meta yolo_serving yolo_synth PkgConfig::GST_CHECK PkgConfig::HTTPLIB
-  nlohmann_json::nlohmann_json)
+  nlohmann_json::nlohmann_json PkgConfig::MOSQUITTO)
+# The MQTT broker and subscriber of the serving tests.
+target_include_directories(test_yolo_pipeline PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/serving)
 add_dependencies(test_yolo_pipeline gstyolo)
 # A model trained by yolo-trainer detects the synthetic video's shapes through the element.
 yolo_add_test(NAME test_yolo_detect LABEL slow TIMEOUT 1800

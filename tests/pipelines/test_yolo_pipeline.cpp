@@ -21,7 +21,10 @@
 
 #include "decoded_frames.h"
 #include "gst_test_support.h"
+#include "mosquitto_test_broker.h"
+#include "mqtt_test_subscriber.h"
 #include "run_command.h"
+#include "yolo/gst/analytics_meta.h"
 #include "yolo/gst/detection_meta.h"
 #include "yolo/synth/synthetic_data.h"
 
@@ -298,7 +301,7 @@ TEST(YoloPipeline, TrackerPipelineWritesAVideoAndTheAppsinkSeesTrackIds) {
 
 // Every `yolo key=value` shown in README.md, docs/*.md and pipelines/examples names a real
 // property with a value of its type (shell variables are not checked); the same for
-// `yolotracker` and `yolooverlay`.
+// `yolotracker`, `yoloanalytics`, `yolopublish` and `yolooverlay`.
 TEST(YoloPipeline, DocumentedElementPropertiesExist) {
   namespace fs = std::filesystem;
   std::vector<fs::path> files = {fs::path(YOLO_SOURCE_DIR) / "README.md"};
@@ -306,7 +309,7 @@ TEST(YoloPipeline, DocumentedElementPropertiesExist) {
     for (const auto& e : fs::directory_iterator(fs::path(YOLO_SOURCE_DIR) / dir))
       files.push_back(e.path());
   std::map<std::string, GstElement*> elements;
-  for (const char* name : {"yolo", "yolotracker", "yolooverlay"}) {
+  for (const char* name : {"yolo", "yolotracker", "yoloanalytics", "yolopublish", "yolooverlay"}) {
     elements[name] = gst_element_factory_make(name, nullptr);
     ASSERT_NE(elements[name], nullptr) << name;
   }
@@ -315,7 +318,8 @@ TEST(YoloPipeline, DocumentedElementPropertiesExist) {
     std::ifstream in(file);
     std::string text((std::istreambuf_iterator<char>(in)), {}), token;
     // Tokens after a standalone element name up to the next "!" (or the end of the line).
-    static const std::regex element(R"((?:^|[\s!(])(yolo|yolotracker|yolooverlay)\s+([^!\n|]*))");
+    static const std::regex element(
+        R"((?:^|[\s!(])(yolo|yolotracker|yoloanalytics|yolopublish|yolooverlay)\s+([^!\n|]*))");
     for (auto it = std::sregex_iterator(text.begin(), text.end(), element);
          it != std::sregex_iterator(); ++it) {
       GstElement* yolo = elements.at((*it)[1].str());
@@ -409,4 +413,110 @@ TEST(YoloPipeline, TrackerPublishesTheYoloElementsResultsWithIds) {
   gst_object_unref(pipeline);
   EXPECT_GE(from_tracker, 5);
   EXPECT_EQ(from_detector, 0);
+}
+
+namespace {
+
+// Lines and zones for the 160x90 test video in frame fractions: one zone over the whole frame
+// (the untrained model's three full-frame tracks are in it from the first frame) and one line
+// away from the frame's centre, where those tracks stay (a centre on the line would count, as
+// Ultralytics counts a track that touches it).
+std::filesystem::path analytics_config() {
+  const auto path = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-examples" / "analytics.yaml";
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << "units: normalized\n"
+                         "lines: [{name: side, points: [[0.25, 0], [0.25, 1]]}]\n"
+                         "zones: [{name: all, points: [[0, 0], [1, 0], [1, 1], [0, 1]]}]\n";
+  return path;
+}
+
+}  // namespace
+
+// yoloanalytics puts a YoloAnalyticsMeta on every analysed frame: the first frame's events (the
+// three tracks entering the zone, with seq), the counts and the geometry in pixels; later frames
+// have no new events while the tracks stay. A missing or bad config fails the pipeline with the
+// file named.
+TEST(YoloPipeline, AnalyticsMetaCarriesEventsCountsAndGeometry) {
+  if (yolo::synth::synthetic_video_unavailable_reason() != "")
+    GTEST_SKIP() << yolo::synth::synthetic_video_unavailable_reason();
+  const std::string chain =
+      "yolo model=" + model() +
+      " conf-threshold=0 max-detections=3 ! yolotracker tracker=" + faint_box_tracker() +
+      " ! yoloanalytics stream-id=door config=" + analytics_config().string();
+  std::vector<yolo::gst::AnalyticsMetaFields> metas;
+  yolo::testing::each_buffer_through(small_video(), chain, [&](GstBuffer* buffer) {
+    const auto m = yolo::gst::read_analytics_meta(buffer);
+    ASSERT_TRUE(m.has_value()) << "frame " << metas.size() << " has no analytics meta";
+    metas.push_back(*m);
+  });
+  ASSERT_GE(metas.size(), 10u);
+  const nlohmann::json first = nlohmann::json::parse(metas[0].events);
+  ASSERT_EQ(first.size(), 3u) << metas[0].events;
+  for (const auto& e : first) {
+    EXPECT_EQ(e["type"], "zone_entered");
+    EXPECT_EQ(e["zone"], "all");
+    EXPECT_EQ(e["stream_id"], "door");
+  }
+  EXPECT_EQ(first[2]["seq"], 3);
+  EXPECT_EQ(nlohmann::json::parse(metas[1].events).size(), 0u) << metas[1].events;
+  const nlohmann::json counts = nlohmann::json::parse(metas.back().counts);
+  EXPECT_EQ(counts["zones"][0]["occupancy"], 3) << metas.back().counts;
+  const nlohmann::json geometry = nlohmann::json::parse(metas[0].geometry);
+  EXPECT_DOUBLE_EQ(geometry["lines"][0]["points"][0][0].get<double>(), 40.0);  // 0.25 of 160
+  EXPECT_DOUBLE_EQ(geometry["zones"][0]["points"][2][1].get<double>(), 90.0);
+
+  const auto missing = launch(
+      "videotestsrc num-buffers=2 ! yoloanalytics config=/nonexistent.yaml "
+      "! fakesink");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.output.find("/nonexistent.yaml"), std::string::npos) << missing.output;
+  const auto bad = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-examples" / "bad.yaml";
+  std::ofstream(bad) << "zones: [{name: z, points: [[0, 0], [10, 10]]}]\n";
+  const auto refused =
+      launch("videotestsrc num-buffers=2 ! yoloanalytics config=" + bad.string() + " ! fakesink");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("at least 3 points"), std::string::npos) << refused.output;
+}
+
+// The documented gst-launch line: yolo ! yolotracker ! yoloanalytics ! yolopublish to a real
+// mosquitto. A subscriber gets each zone event once and every frame's detections (with track
+// ids), in the versioned JSON, under <topic>/<device-id>/<stream>/.
+TEST(YoloPipeline, GstLaunchPublishesEventsAndDetectionsToMqtt) {
+  if (yolo::synth::synthetic_video_unavailable_reason() != "")
+    GTEST_SKIP() << yolo::synth::synthetic_video_unavailable_reason();
+  if (yolo::testing::mosquitto_binary().empty()) GTEST_SKIP() << "mosquitto is not installed";
+  const auto dir = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-publish";
+  std::filesystem::remove_all(dir);
+  yolo::testing::MosquittoTestBroker broker(dir / "broker");
+  broker.start();
+  yolo::testing::MqttTestSubscriber subscriber(broker.port(), "t/#", "gst-test-sub", false);
+  ASSERT_TRUE(subscriber.wait_subscribed(std::chrono::seconds(10)));
+  const auto r =
+      launch("filesrc location=" + small_video().string() +
+             " ! decodebin ! videoconvert ! yolo model=" + model() +
+             " conf-threshold=0 max-detections=3 ! yolotracker tracker=" + faint_box_tracker() +
+             " ! yoloanalytics stream-id=door config=" + analytics_config().string() +
+             " ! yolopublish url=" + broker.url() +
+             " topic=t device-id=box detections-every=1 ! fakesink");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t frames = yolo::testing::frames_through(small_video()).size();
+  ASSERT_TRUE(subscriber.wait_count(frames + 3, std::chrono::seconds(20)))
+      << subscriber.messages().size() << " messages";
+  int events = 0, detections = 0;
+  for (const std::string& payload : subscriber.messages()) {
+    const nlohmann::json m = nlohmann::json::parse(payload);
+    EXPECT_EQ(m["schema_version"], 1);
+    EXPECT_EQ(m["device_id"], "box");
+    EXPECT_EQ(m["stream_id"], "door");
+    if (m["kind"] == "event") {
+      ++events;
+      EXPECT_EQ(m["type"], "zone_entered") << payload;
+    } else {
+      ++detections;
+      ASSERT_EQ(m["detections"].size(), 3u) << payload;
+      for (const auto& d : m["detections"]) EXPECT_GE(d["track_id"].get<int>(), 1) << payload;
+    }
+  }
+  EXPECT_EQ(events, 3);
+  EXPECT_EQ(static_cast<size_t>(detections), frames);
 }
