@@ -43,4 +43,16 @@ nlohmann::json to_json(const AnalyticsCounts& c) {
   return {{"lines", lines}, {"zones", zones}};
 }
 
+nlohmann::json geometry_json(const AnalyticsConfig& c) {
+  nlohmann::json lines = nlohmann::json::array(), zones = nlohmann::json::array();
+  for (const auto& l : c.lines)
+    lines.push_back({{"name", l.name}, {"points", {{l.a.x, l.a.y}, {l.b.x, l.b.y}}}});
+  for (const auto& z : c.zones) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : z.points) points.push_back({p.x, p.y});
+    zones.push_back({{"name", z.name}, {"points", points}});
+  }
+  return {{"lines", lines}, {"zones", zones}};
+}
+
 }  // namespace yolo::analytics

@@ -252,6 +252,11 @@ const AnalyticsConfig& StreamAnalytics::config() const {
   return impl_->config;
 }
 
+std::optional<AnalyticsConfig> StreamAnalytics::placed() const {
+  if (impl_->width <= 0) return std::nullopt;
+  return impl_->placed;
+}
+
 const std::string& StreamAnalytics::stream_id() const {
   return impl_->stream_id;
 }

@@ -129,18 +129,6 @@ void AnalyticsElement::on_event(GstEvent* event) {
   GST_OBJECT_UNLOCK(element_);
 }
 
-nlohmann::json AnalyticsElement::geometry_json() const {
-  nlohmann::json lines = nlohmann::json::array(), zones = nlohmann::json::array();
-  for (const auto& l : placed_->lines)
-    lines.push_back({{"name", l.name}, {"points", {{l.a.x, l.a.y}, {l.b.x, l.b.y}}}});
-  for (const auto& z : placed_->zones) {
-    nlohmann::json points = nlohmann::json::array();
-    for (const auto& p : z.points) points.push_back({p.x, p.y});
-    zones.push_back({{"name", z.name}, {"points", points}});
-  }
-  return {{"lines", lines}, {"zones", zones}};
-}
-
 GstFlowReturn AnalyticsElement::process(GstBuffer* buffer, bool post_messages) {
   if (!analytics_ || !have_caps_) return GST_FLOW_NOT_NEGOTIATED;
   GST_OBJECT_LOCK(element_);
@@ -178,7 +166,7 @@ GstFlowReturn AnalyticsElement::process(GstBuffer* buffer, bool post_messages) {
                         {stream_id_, events_text,
                          analytics::to_json(analytics_->counts())
                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                         geometry_json().dump()});
+                         analytics::geometry_json(*placed_).dump()});
   if (post_messages && !list.empty()) {
     GstStructure* s =
         gst_structure_new("yolo-analytics", "stream-id", G_TYPE_STRING, stream_id_.c_str(),

@@ -53,8 +53,6 @@ class AnalyticsElement {
   GstStructure* stats_structure() const;
 
  private:
-  nlohmann::json geometry_json() const;
-
   GstBaseTransform* element_;  // owns this object
   std::string stream_id_;
   std::optional<analytics::AnalyticsConfig> config_;

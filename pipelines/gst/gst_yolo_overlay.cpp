@@ -8,7 +8,9 @@
  * with their class and confidence; other elements' regions (another analyser's, say) with their
  * ROI type. Tracked regions (a "tracking" structure, from yolotracker) are labelled with their id
  * first ("id:3 person 0.87"), and with trails=N also get a line through the centres of their last
- * N boxes. Frames without regions pass through unmapped and uncopied. With the `yolo` element's
+ * N boxes. Lines and zones of yoloanalytics (its YoloAnalyticsMeta) are drawn too, each with its
+ * live count ("entrance in 3 out 1", "queue 2 inside"). Frames without regions or analytics pass
+ * through unmapped and uncopied. With the `yolo` element's
  * default inference-interval of 1, `yolo ! yolooverlay` gives the same pixels as
  * `yolo draw=true`; between inferences the `yolo` element attaches no metas, so there is nothing
  * to draw on those frames.
@@ -26,7 +28,9 @@
 
 #include <exception>
 #include <new>
+#include <optional>
 
+#include "analytics_drawing.h"
 #include "debug.h"
 #include "id_reset_rule.h"
 #include "track_trails.h"
@@ -162,9 +166,10 @@ std::vector<yolo::gst::TrailDrawing> trails_of(GstYoloOverlay* self,
 // stopping a camera's pipeline for.
 GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
   GstYoloOverlay* self = GST_YOLO_OVERLAY(trans);
-  const std::vector<Detection> regions =
-      yolo::gst::read_roi_metas(buffer, yolo::gst::RoiRegions::kAll);
-  if (regions.empty()) return GST_FLOW_OK;  // nothing to draw: the frame is not even mapped
+  std::vector<Detection> regions = yolo::gst::read_roi_metas(buffer, yolo::gst::RoiRegions::kAll);
+  const std::optional<yolo::gst::AnalyticsMetaFields> analytics =
+      yolo::gst::read_analytics_meta(buffer);
+  if (regions.empty() && !analytics) return GST_FLOW_OK;  // nothing to draw: not even mapped
   GstVideoFrame frame;
   if (!gst_video_frame_map(&frame, &self->info, buffer, GST_MAP_READWRITE)) {
     GST_WARNING_OBJECT(self, "a frame could not be mapped for writing; passed on without boxes");
@@ -173,6 +178,16 @@ GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
   const DrawSettings s = settings_of(self);
   try {
     const auto format = static_cast<PixelFormat>(self->format);
+    const int lw = s.annotate.line_width > 0
+                       ? s.annotate.line_width
+                       : yolo::default_line_width(GST_VIDEO_INFO_HEIGHT(&self->info),
+                                                  GST_VIDEO_INFO_WIDTH(&self->info));
+    if (analytics) {
+      // Lines and zones first, behind everything; their count labels with the boxes' labels.
+      yolo::gst::AnalyticsDrawing a = yolo::gst::analytics_drawing(*analytics, lw);
+      yolo::gst::draw_trails(frame, format, a.shapes);
+      yolo::gst::draw_detections(frame, format, a.labels, s.annotate);
+    }
     yolo::gst::draw_trails(frame, format, trails_of(self, regions, s));  // behind the boxes
     yolo::gst::draw_detections(frame, format, regions, s.annotate);
   } catch (const std::exception& e) {

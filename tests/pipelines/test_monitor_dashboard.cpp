@@ -14,6 +14,7 @@
 
 #include "run_command.h"
 #include "yolo/monitor/dashboard.h"
+#include "yolo/serving/events_store.h"
 #include "yolo/serving/http_server.h"
 #include "yolo/serving/results_store.h"
 #include "yolo/serving/snapshot_store.h"
@@ -100,7 +101,14 @@ TEST(Dashboard, RendersTilesInHeadlessChromium) {
   o.port = 0;
   o.bearer_token = "dash-token";
   o.dashboard_html = yolo::monitor::dashboard_html();
-  yolo::HttpServer server(o, store, &snapshots, nullptr, &control);
+  // front-door counts: a line and a zone in its 640x360 frame's pixels.
+  yolo::EventsStore events;
+  events.set_counts("front-door", nlohmann::json::parse(R"({"width": 640, "height": 360,
+        "lines": [{"name": "entrance", "in": 3, "out": 1, "classes": {}}],
+        "zones": [{"name": "porch", "occupancy": 2, "entries": 5, "exits": 3, "classes": {}}],
+        "geometry": {"lines": [{"name": "entrance", "points": [[320, 0], [320, 360]]}],
+                     "zones": [{"name": "porch", "points": [[20, 200], [200, 200], [200, 340]]}]}})"));
+  yolo::HttpServer server(o, store, &snapshots, nullptr, &control, &events);
   const std::string url =
       "http://127.0.0.1:" + std::to_string(server.port()) + "/?token=dash-token";
 
@@ -132,6 +140,12 @@ TEST(Dashboard, RendersTilesInHeadlessChromium) {
   EXPECT_NE(dom.output.find("car 0.66"), std::string::npos);
   EXPECT_NE(dom.output.find("Could not open resource"), std::string::npos);
   EXPECT_NE(dom.output.find("1 of 2 streams running"), std::string::npos);
+  // Its line and zone over the snapshot, with live counts.
+  EXPECT_NE(dom.output.find("<polyline class=\"line\" points=\"320,0 320,360\""), std::string::npos)
+      << dom.output;
+  EXPECT_NE(dom.output.find("<polygon class=\"zone\""), std::string::npos);
+  EXPECT_NE(dom.output.find("entrance in 3 out 1"), std::string::npos);
+  EXPECT_NE(dom.output.find("porch 2 inside"), std::string::npos);
   EXPECT_EQ(shot.exit_code, 0) << shot.output;
   EXPECT_TRUE(fs::exists(artifact)) << shot.output;
   EXPECT_GT(fs::file_size(artifact), 10000u);

@@ -520,3 +520,30 @@ TEST(YoloPipeline, GstLaunchPublishesEventsAndDetectionsToMqtt) {
   EXPECT_EQ(events, 3);
   EXPECT_EQ(static_cast<size_t>(detections), frames);
 }
+
+// yolooverlay draws yoloanalytics' lines and zones: down the line's column (x = 40 of 160, BGRx
+// frames), away from the boxes' edges and the label, the pixels take the line's colour; without
+// the analytics they stay as they were.
+TEST(YoloPipeline, OverlayDrawsLinesAndZones) {
+  if (yolo::synth::synthetic_video_unavailable_reason() != "")
+    GTEST_SKIP() << yolo::synth::synthetic_video_unavailable_reason();
+  const std::string detect =
+      "yolo model=" + model() +
+      " conf-threshold=0 max-detections=3 ! yolotracker tracker=" + faint_box_tracker();
+  const auto plain = yolo::testing::frames_through(small_video(), detect + " ! yolooverlay");
+  const auto drawn = yolo::testing::frames_through(
+      small_video(),
+      detect + " ! yoloanalytics config=" + analytics_config().string() + " ! yolooverlay");
+  ASSERT_EQ(plain.size(), drawn.size());
+  ASSERT_FALSE(drawn.empty());
+  const int width = 160;
+  int amber = 0, changed = 0;
+  for (int y = 55; y < 80; ++y) {
+    const size_t at = (static_cast<size_t>(y) * width + 40) * 4;
+    const uint8_t b = drawn[0][at], g = drawn[0][at + 1], r = drawn[0][at + 2];
+    amber += b < 60 && g > 170 && r > 200;
+    changed += plain[0][at] != b || plain[0][at + 1] != g || plain[0][at + 2] != r;
+  }
+  EXPECT_GE(amber, 20) << "the line is not drawn down its column";
+  EXPECT_GE(changed, 20);
+}

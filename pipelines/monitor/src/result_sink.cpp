@@ -79,15 +79,21 @@ void ResultSink::on_pipeline(const StreamConfig& stream) {
   at.frame = frames;
   at.wall_time = std::chrono::system_clock::now();
   std::vector<analytics::AnalyticsEvent> events;
-  analytics::AnalyticsCounts counts;
+  nlohmann::json counts;
   {
     std::lock_guard<std::mutex> lock(*previous_mutex);
     events = previous->reset(at);
-    counts = previous->counts();
+    counts = analytics::to_json(previous->counts());
+    if (const auto placed = previous->placed())
+      counts["geometry"] = analytics::geometry_json(*placed);
+  }
+  if (const auto old = events_->counts(stream.id); old && old->contains("width")) {
+    counts["width"] = (*old)["width"];  // the frame size the geometry is in
+    counts["height"] = (*old)["height"];
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto& e : events) list.push_back(analytics::to_json(e));
-  publish_events(stream.id, list, analytics::to_json(counts));
+  publish_events(stream.id, list, counts);
 }
 
 nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const FrameResult& result) {
@@ -113,10 +119,12 @@ nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const Fra
   }
   std::vector<analytics::AnalyticsEvent> events;
   analytics::AnalyticsCounts counts;
+  analytics::AnalyticsConfig placed;
   try {
     std::lock_guard<std::mutex> lock(*m);
     events = a->update(f);
     counts = a->counts();
+    placed = a->placed().value_or(a->config());
   } catch (const std::invalid_argument& e) {
     // Lines or zones outside this stream's frames: the stream keeps running without them.
     {
@@ -128,7 +136,12 @@ nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const Fra
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto& e : events) list.push_back(analytics::to_json(e));
-  return publish_events(stream_id, list, analytics::to_json(counts));
+  // The counts carry the lines and zones in the frame's pixels, for the dashboard to draw.
+  nlohmann::json counts_json = analytics::to_json(counts);
+  counts_json["width"] = result.width;
+  counts_json["height"] = result.height;
+  counts_json["geometry"] = analytics::geometry_json(placed);
+  return publish_events(stream_id, list, counts_json);
 }
 
 nlohmann::json ResultSink::publish_events(const std::string& stream_id,

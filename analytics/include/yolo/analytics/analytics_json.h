@@ -11,5 +11,8 @@ namespace yolo::analytics {
 
 nlohmann::json to_json(const AnalyticsEvent& e);
 nlohmann::json to_json(const AnalyticsCounts& c);
+// The lines and zones of a config (in pixels once placed for a frame):
+// {"lines": [{"name", "points": [[x, y], [x, y]]}], "zones": [{"name", "points": [...]}]}.
+nlohmann::json geometry_json(const AnalyticsConfig& c);
 
 }  // namespace yolo::analytics

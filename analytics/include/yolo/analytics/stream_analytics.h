@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,8 @@ class StreamAnalytics {
 
   AnalyticsCounts counts() const;
   const AnalyticsConfig& config() const;
+  // The config in pixels of the last frame's size; nullopt before the first frame.
+  std::optional<AnalyticsConfig> placed() const;
   const std::string& stream_id() const;
 
  private:
