@@ -4,6 +4,7 @@
 //   build/bin/bench_gst [--imgsz 320] [--frames 150] [--streams 1,4] [--out DIR]
 //                       [--model FILE --video FILE --conf 0.1]
 //                       [--trackers bytetrack.yaml,botsort.yaml] [--rounds 3]
+//                       [--analytics lines.yaml [--mqtt-url mqtt://127.0.0.1:1883]]
 //
 // Frames: the synthetic video (640x360 H.264, generated into DIR), or --video. Model: an
 // untrained yolov8n exported at imgsz (speed does not depend on the weights; NMS load is kept
@@ -13,8 +14,9 @@
 //   (2) N streams: N x `filesrc ! decodebin ! videoconvert ! yolo ! fakesink` in one pipeline,
 //       all sharing one model instance (batch-size N), decoding included.
 //   (3) tracking: 1 stream `... ! yolo ! fakesink` against `... ! yolo ! yolotracker
-//       tracker=T ! fakesink` for each T, run in alternating rounds (medians), so that the
-//       tracker's cost is told apart from the machine's drift.
+//       tracker=T ! fakesink` for each T and, with --analytics (and --mqtt-url), with
+//       yoloanalytics (and yolopublish) after ByteTrack, run in alternating rounds (medians),
+//       so that each stage's cost is told apart from the machine's drift.
 // frames/s counts every stream's frames; the ratio is against (1), and in (3) against the
 // untracked pipeline.
 #include <fmt/format.h>
@@ -50,7 +52,8 @@ struct Args {
   float conf = 0.25f;
   std::vector<int> streams = {1, 4};
   std::vector<std::string> trackers = {"bytetrack.yaml", "botsort.yaml"};
-  fs::path out = "runs/bench/gst", model, video;
+  fs::path out = "runs/bench/gst", model, video, analytics;
+  std::string mqtt_url;
 };
 
 Args parse(int argc, char** argv) {
@@ -72,6 +75,12 @@ Args parse(int argc, char** argv) {
                  "tracker settings for the tracking rows, comma-separated (none: skip them)")
       ->delimiter(',')
       ->capture_default_str();
+  app.add_option("--analytics", a.analytics,
+                 "lines and zones (docs/analytics.md): adds rows with yoloanalytics after "
+                 "yolotracker")
+      ->check(CLI::ExistingFile);
+  app.add_option("--mqtt-url", a.mqtt_url,
+                 "with --analytics: adds a row that also publishes every frame (yolopublish)");
   app.add_option("--rounds", a.rounds, "alternating rounds of the tracking rows (median)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -217,25 +226,41 @@ int run(int argc, char** argv) {
 
   // Tracking: the same one-stream pipeline without and with yolotracker, alternating.
   std::vector<Row> tracking_rows;
-  if (!args.trackers.empty()) {
+  if (!args.trackers.empty() || !args.analytics.empty()) {
     if (!gst_element_factory_find("yolotracker"))
       throw std::runtime_error("the yolotracker element is not found in GST_PLUGIN_PATH");
-    auto pipeline = [&](const std::string& tracker) {
+    // Each variant: its label and what follows `yolo` (the first is the bare pipeline).
+    struct Variant {
+      std::string label, chain;
+    };
+    std::vector<Variant> variants = {{"yolo only", ""}};
+    for (const auto& t : args.trackers)
+      variants.push_back({"yolo ! yolotracker tracker=" + t, "! yolotracker tracker=" + t + " "});
+    const std::string tracked = "! yolotracker tracker=bytetrack.yaml ";
+    if (!args.analytics.empty()) {
+      const std::string analyse =
+          tracked + "! yoloanalytics stream-id=bench config=" + args.analytics.string() + " ";
+      variants.push_back({"... ! yolotracker bytetrack ! yoloanalytics", analyse});
+      if (!args.mqtt_url.empty()) {
+        variants.push_back(
+            {"... ! yoloanalytics ! yolopublish detections-every=1",
+             analyse + "! yolopublish topic=bench device-id=bench detections-every=1 url=" +
+                 args.mqtt_url + " "});
+      }
+    }
+    auto pipeline = [&](size_t v) {
       return fmt::format(
           "filesrc location={} ! decodebin ! videoconvert ! yolo model={} conf-threshold={} "
-          "model-instance-id=track{} {}! fakesink sync=false",
-          video.string(), model.string(), conf, tracker.empty() ? "none" : tracker,
-          tracker.empty() ? "" : "! yolotracker tracker=" + tracker + " ");
+          "model-instance-id=variant{} {}! fakesink sync=false",
+          video.string(), model.string(), conf, v, variants[v].chain);
     };
-    std::vector<std::string> variants = {""};
-    variants.insert(variants.end(), args.trackers.begin(), args.trackers.end());
     std::vector<std::vector<double>> fps(variants.size());
     for (int r = 0; r < args.rounds; ++r) {
       for (size_t v = 0; v < variants.size(); ++v) {
-        const double s = run_to_eos(launch(pipeline(variants[v])));
+        const double s = run_to_eos(launch(pipeline(v)));
         fps[v].push_back(static_cast<double>(frame_count) / s);
-        fmt::print(stderr, "round {}/{}: {:<16} {:.2f} frames/s\n", r + 1, args.rounds,
-                   variants[v].empty() ? "no tracker" : variants[v], fps[v].back());
+        fmt::print(stderr, "round {}/{}: {:<48} {:.2f} frames/s\n", r + 1, args.rounds,
+                   variants[v].label, fps[v].back());
       }
     }
     for (size_t v = 0; v < variants.size(); ++v) {
@@ -243,11 +268,9 @@ int run(int argc, char** argv) {
       // rounds cancels, and the spread of these ratios is the noise a claim must beat.
       std::vector<double> paired;
       for (int r = 0; r < args.rounds; ++r) paired.push_back(fps[v][r] / fps[0][r]);
-      tracking_rows.push_back(
-          {variants[v].empty() ? "1 stream, yolo only"
-                               : "1 stream, yolo ! yolotracker tracker=" + variants[v],
-           median(fps[v]), median(paired), *std::min_element(paired.begin(), paired.end()),
-           *std::max_element(paired.begin(), paired.end())});
+      tracking_rows.push_back({"1 stream, " + variants[v].label, median(fps[v]), median(paired),
+                               *std::min_element(paired.begin(), paired.end()),
+                               *std::max_element(paired.begin(), paired.end())});
     }
   }
 
