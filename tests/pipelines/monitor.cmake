@@ -12,7 +12,7 @@ yolo_add_test(NAME test_monitor LABEL unit
   SOURCES ${_monitor_tests}/test_monitor_config.cpp ${_monitor_tests}/test_monitor_backoff.cpp
           ${_monitor_tests}/test_monitor_source.cpp ${_monitor_tests}/test_monitor_outputs.cpp
           ${_monitor_tests}/test_monitor_sample_results.cpp
-  LIBS yolo_monitor_lib PkgConfig::MONITOR_TEST_GST)
+  LIBS yolo_monitor_lib yolo_gst_meta yaml-cpp PkgConfig::MONITOR_TEST_GST)
 
 # Stream supervision against an in-process RTSP server on 127.0.0.1 (gst-rtsp-server): start,
 # server outage and recovery, unreachable cameras, stop; the stream manager (add, remove,

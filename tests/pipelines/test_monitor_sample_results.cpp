@@ -5,16 +5,21 @@
 #include <gst/video/gstvideometa.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
 
 #include "test_files.h"
+#include "yolo/gst/detection_meta.h"
 #include "yolo/monitor/jsonl_writer.h"
+#include "yolo/monitor/monitor_config.h"
 #include "yolo/monitor/result_sink.h"
 #include "yolo/monitor/sample_results.h"
 #include "yolo/monitor/snapshot_archive.h"
+#include "yolo/serving/events_store.h"
+#include "yolo/serving/metrics_registry.h"
 #include "yolo/serving/results_store.h"
 #include "yolo/serving/snapshot_store.h"
 
@@ -158,4 +163,78 @@ TEST_F(SampleResults, ResultSinkFeedsEveryOutput) {
   EXPECT_NO_THROW(sink.on_sample("cam2", bgr_sample(8, 8, 24, false).get()));
   EXPECT_EQ(sink.output_errors(), 1u);
   EXPECT_EQ(store.latest("cam2")->frame, 1);
+}
+
+namespace {
+
+// A 64x48 BGR frame with one person tracked as `id`, its 10x10 box's centre at (cx, 24).
+SamplePtr tracked_sample(int64_t id, int cx) {
+  GstBuffer* buffer = gst_buffer_new_allocate(nullptr, 64 * 48 * 3, nullptr);
+  gst_buffer_memset(buffer, 0, 0, 64 * 48 * 3);
+  GST_BUFFER_PTS(buffer) = 0;
+  yolo::Detection person{
+      static_cast<float>(cx - 5), 19, static_cast<float>(cx + 5), 29, 0.9f, 0, "person"};
+  person.track_id = id;
+  yolo::gst::attach_roi_metas(buffer, {person}, 64, 48);
+  GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "BGR", "width",
+                                      G_TYPE_INT, 64, "height", G_TYPE_INT, 48, nullptr);
+  SamplePtr sample(gst_sample_new(buffer, caps, nullptr, nullptr));
+  gst_caps_unref(caps);
+  gst_buffer_unref(buffer);
+  return sample;
+}
+
+}  // namespace
+
+// A stream with lines and zones: its tracked results run through the analytics, whose events go
+// to the events store (with seq), the counts and the Prometheus series; a rebuilt pipeline (ids
+// start again) makes every track leave its zones with reason "reset", and the totals stay.
+TEST_F(SampleResults, ResultSinkRunsTheAnalyticsAndResetsThemOnARebuild) {
+  yolo::ResultsStore store;
+  yolo::EventsStore events;
+  yolo::MetricsRegistry metrics;
+  yolo::monitor::ResultSink sink({std::chrono::milliseconds(0)}, store, nullptr, nullptr, nullptr,
+                                 &events, &metrics);
+  yolo::monitor::StreamConfig cam;
+  cam.id = "cam";
+  cam.analytics = yolo::analytics::parse_analytics(
+      YAML::Load("lines: [{name: door, points: [[32, 0], [32, 48]]}]\n"
+                 "zones: [{name: left, points: [[0, 0], [30, 0], [30, 48], [0, 48]]}]"),
+      "test");
+  sink.on_pipeline(cam);
+  ASSERT_TRUE(events.has_stream("cam"));  // known before its first event
+  sink.on_sample("cam", tracked_sample(7, 10).get());
+  sink.on_sample("cam", tracked_sample(7, 40).get());  // through the door, out of the zone
+  sink.on_sample("cam", tracked_sample(7, 10).get());  // back: counted once already; re-enters
+  sink.on_pipeline(cam);                               // the camera dropped and came back
+  const std::vector<nlohmann::json> got = events.wait_since("cam", 0, std::chrono::seconds(0));
+  std::vector<std::string> kinds;
+  for (const auto& e : got) kinds.push_back(e["type"].get<std::string>());
+  EXPECT_EQ(kinds, (std::vector<std::string>{"zone_entered", "line_crossed", "zone_exited",
+                                             "zone_entered", "zone_exited"}));
+  ASSERT_EQ(got.size(), 5u);
+  EXPECT_EQ(got[1]["direction"], "in");
+  EXPECT_EQ(got[2]["reason"], "left");
+  EXPECT_EQ(got[4]["reason"], "reset");
+  EXPECT_EQ(got[4]["seq"], 5);
+  const nlohmann::json counts = events.counts("cam").value();
+  EXPECT_EQ(counts["lines"][0]["in"], 1);
+  EXPECT_EQ(counts["zones"][0]["entries"], 2);
+  EXPECT_EQ(counts["zones"][0]["occupancy"], 0);
+  EXPECT_EQ(counts["geometry"]["lines"][0]["points"][0][0], 32.0);
+  const std::string text = metrics.render();
+  EXPECT_NE(text.find("yolo_line_crossings_total{stream=\"cam\",line=\"door\",class=\"person\","
+                      "direction=\"in\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("yolo_zone_occupancy{stream=\"cam\",zone=\"left\"} 0"), std::string::npos);
+
+  // A stream without lines or zones has no analytics; removing a stream drops its events.
+  yolo::monitor::StreamConfig plain;
+  plain.id = "plain";
+  sink.on_pipeline(plain);
+  sink.on_sample("plain", tracked_sample(1, 10).get());
+  EXPECT_FALSE(events.has_stream("plain"));
+  sink.on_removed("cam");
+  EXPECT_FALSE(events.has_stream("cam"));
 }
