@@ -325,11 +325,8 @@ gboolean query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* q) 
 }
 
 gboolean propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* q) {
-  if (!GST_BASE_TRANSFORM_CLASS(gst_yolo_parent_class)->propose_allocation(trans, decide_query, q))
-    return FALSE;
-  // Upstream may send padded frames (GstVideoMeta) and the frames come back with ROI metas.
-  yolo::gst::add_frame_metas(q);
-  return TRUE;
+  return yolo::gst::propose_with_frame_metas(GST_BASE_TRANSFORM_CLASS(gst_yolo_parent_class), trans,
+                                             decide_query, q);
 }
 
 constexpr auto kReady =

@@ -219,11 +219,8 @@ void finalize(GObject* object) {
 
 // Upstream may send padded frames (GstVideoMeta), and the ROI metas are what this element reads.
 gboolean propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* q) {
-  if (!GST_BASE_TRANSFORM_CLASS(gst_yolo_overlay_parent_class)
-           ->propose_allocation(trans, decide_query, q))
-    return FALSE;
-  yolo::gst::add_frame_metas(q);
-  return TRUE;
+  return yolo::gst::propose_with_frame_metas(
+      GST_BASE_TRANSFORM_CLASS(gst_yolo_overlay_parent_class), trans, decide_query, q);
 }
 
 constexpr auto kPlaying = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |

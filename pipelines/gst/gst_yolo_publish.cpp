@@ -177,11 +177,8 @@ GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
 }
 
 gboolean propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* q) {
-  if (!GST_BASE_TRANSFORM_CLASS(gst_yolo_publish_parent_class)
-           ->propose_allocation(trans, decide_query, q))
-    return FALSE;
-  yolo::gst::add_frame_metas(q);
-  return TRUE;
+  return yolo::gst::propose_with_frame_metas(
+      GST_BASE_TRANSFORM_CLASS(gst_yolo_publish_parent_class), trans, decide_query, q);
 }
 
 void string_prop(GObjectClass* c, guint id, const char* name, const char* blurb,

@@ -164,11 +164,8 @@ gboolean query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* q) 
 
 // Upstream may send padded frames (GstVideoMeta), and the ROI metas are what this element reads.
 gboolean propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* q) {
-  if (!GST_BASE_TRANSFORM_CLASS(gst_yolo_tracker_parent_class)
-           ->propose_allocation(trans, decide_query, q))
-    return FALSE;
-  yolo::gst::add_frame_metas(q);
-  return TRUE;
+  return yolo::gst::propose_with_frame_metas(
+      GST_BASE_TRANSFORM_CLASS(gst_yolo_tracker_parent_class), trans, decide_query, q);
 }
 
 void install_properties(GObjectClass* object_class) {

@@ -92,6 +92,13 @@ void add_frame_metas(GstQuery* allocation_query) {
                                 nullptr);
 }
 
+gboolean propose_with_frame_metas(GstBaseTransformClass* parent, GstBaseTransform* trans,
+                                  GstQuery* decide_query, GstQuery* query) {
+  if (!parent->propose_allocation(trans, decide_query, query)) return FALSE;
+  add_frame_metas(query);
+  return TRUE;
+}
+
 bool frame_size_supported(GstElement* element, PixelFormat format, const GstVideoInfo& info) {
   if ((format != PixelFormat::kNV12 && format != PixelFormat::kI420) ||
       (info.width % 2 == 0 && info.height % 2 == 0))

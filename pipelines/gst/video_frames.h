@@ -3,6 +3,7 @@
 // colorimetry of YUV frames, a BGR copy for snapshots, and the overlay drawn in place.
 #pragma once
 
+#include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
 #include <opencv2/core/mat.hpp>
@@ -37,6 +38,9 @@ struct MappedFrame {
 // The metas an in-place element of this plugin accepts and passes on, added to an allocation
 // query: GstVideoMeta (padded frames are read in place) and the ROI metas.
 void add_frame_metas(GstQuery* allocation_query);
+// Every element's propose_allocation: the parent class's answer, then add_frame_metas.
+gboolean propose_with_frame_metas(GstBaseTransformClass* parent, GstBaseTransform* trans,
+                                  GstQuery* decide_query, GstQuery* query);
 
 // False, with an element error that says what to put before `element`, for frames it cannot
 // take: NV12/I420 of odd width or height (their chroma planes would be cut).
