@@ -176,8 +176,9 @@ AnalyticsConfig parse_analytics(const YAML::Node& node, const std::string& where
     }
     if (const YAML::Node timeout = node["track_timeout"]) {
       c.track_timeout_s = number(timeout, where, "track_timeout");
-      if (c.track_timeout_s <= 0)
-        fail(where, fmt::format("track_timeout is seconds > 0, not {}", c.track_timeout_s));
+      if (c.track_timeout_s <= 0 || c.track_timeout_s > 86400)
+        fail(where, fmt::format("track_timeout is seconds, > 0 and at most 86400 (a day), not {}",
+                                c.track_timeout_s));
     }
     std::set<std::string> names;
     auto unique = [&](const std::string& name) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -14,6 +15,13 @@ Point anchor_of(const TrackedObject& o, Anchor anchor) {
   const float cx = (o.x1 + o.x2) / 2.0f;
   if (anchor == Anchor::kBottomCenter) return {cx, o.y2};
   return {cx, (o.y1 + o.y2) / 2.0f};
+}
+
+// Seconds as nanoseconds, capped far below int64's end (a caller may pass a huge timeout to mean
+// "never").
+int64_t nanoseconds(double seconds) {
+  constexpr double kCap = 1e18;  // 31 years
+  return static_cast<int64_t>(std::min(seconds * 1e9, kCap));
 }
 
 // +1 "in", -1 "out", 0 not counted (motion along the line, with an explicit direction).
@@ -35,6 +43,16 @@ struct ZoneVisit {
   bool inside = false;
   int64_t entered_ns = 0;
   bool dwell_reported = false;
+};
+
+// What is kept of a track that timed out, for when its id comes back (the tracker may hold a
+// lost track longer than track_timeout, e.g. at a low frame rate): where it was and which lines
+// counted it, so that it is not counted twice, as Ultralytics' counted ids are kept until the
+// tracker removes the track.
+struct RetiredTrack {
+  Point last;
+  std::vector<bool> counted;
+  int64_t retired_ns = 0;
 };
 
 struct TrackState {
@@ -68,15 +86,25 @@ struct StreamAnalytics::Impl {
   AnalyticsConfig placed;  // in pixels of the current frame size
   int width = 0, height = 0;
   std::optional<bool> pts_clock;  // the stream's clock: its PTS, or the wall clock without
+  int64_t last_now = 0;
   std::unordered_map<int64_t, TrackState> tracks;
+  std::unordered_map<int64_t, RetiredTrack> retired;
   AnalyticsCounts counts;
 
   int64_t time_of(const AnalyticsFrame& f) {
     if (!pts_clock) pts_clock = f.pts_ns >= 0;
-    if (*pts_clock && f.pts_ns >= 0) return f.pts_ns;
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(f.wall_time.time_since_epoch())
-        .count();
+    if (*pts_clock) {
+      // A frame without PTS on a PTS clock keeps the last time: the wall clock is another scale.
+      if (f.pts_ns >= 0) last_now = f.pts_ns;
+      return last_now;
+    }
+    return last_now =
+               std::chrono::duration_cast<std::chrono::nanoseconds>(f.wall_time.time_since_epoch())
+                   .count();
   }
+
+  // How long a timed-out track's line state is kept: far beyond any tracker's memory.
+  int64_t retain_ns() const { return nanoseconds(std::max(60.0, 10 * config.track_timeout_s)); }
 
   AnalyticsEvent event(EventType type, const std::string& region, int64_t id, const TrackState& t,
                        const AnalyticsFrame& f) const {
@@ -129,21 +157,36 @@ struct StreamAnalytics::Impl {
     out.push_back(std::move(e));
   }
 
-  // A lost or reset track's visits end when it was last seen, not now.
+  // A lost or reset track's visits end when it was last seen, not now. A track that only timed
+  // out (`retire`) keeps its line state for when its id comes back.
   void forget(int64_t id, const char* reason, const AnalyticsFrame& f,
-              std::vector<AnalyticsEvent>& out) {
+              std::vector<AnalyticsEvent>& out, bool retire = false) {
     auto it = tracks.find(id);
     if (it == tracks.end()) return;
     TrackState& t = it->second;
     for (size_t z = 0; z < t.visits.size(); ++z) {
       if (t.visits[z].inside) leave(z, id, t, t.last_seen_ns, reason, f, out);
     }
+    if (retire) retired[id] = {t.last, t.counted, t.last_seen_ns};
     tracks.erase(it);
   }
 
-  void place_for(const AnalyticsFrame& f) {
+  void forget_all(const char* reason, const AnalyticsFrame& f, std::vector<AnalyticsEvent>& out) {
+    std::vector<int64_t> ids;
+    for (const auto& kv : tracks) ids.push_back(kv.first);
+    std::sort(ids.begin(), ids.end());  // events in a stable order
+    for (const int64_t id : ids) forget(id, reason, f, out);
+    retired.clear();
+  }
+
+  // Places the config for this frame's size; a new size (the source changed resolution) starts
+  // the tracks again, since their points are in the old pixels. Throws, changing nothing, when
+  // the config does not fit.
+  void place_for(const AnalyticsFrame& f, std::vector<AnalyticsEvent>& out) {
     if (f.width == width && f.height == height) return;
-    placed = for_frame(config, f.width, f.height, "stream '" + stream_id + "'");
+    AnalyticsConfig p = for_frame(config, f.width, f.height, "stream '" + stream_id + "'");
+    if (width > 0) forget_all("reset", f, out);
+    placed = std::move(p);
     width = f.width;
     height = f.height;
   }
@@ -156,6 +199,13 @@ struct StreamAnalytics::Impl {
     if (is_new) {
       t.counted.assign(placed.lines.size(), false);
       t.visits.assign(placed.zones.size(), {});
+      if (auto r = retired.find(o.track_id); r != retired.end()) {
+        // Back after a time-out: its lines remember it, and it moves on from where it was.
+        t.counted = std::move(r->second.counted);
+        t.last = r->second.last;
+        retired.erase(r);
+        is_new = false;
+      }
     }
     t.class_id = o.class_id;
     t.class_name = o.class_name;
@@ -213,33 +263,36 @@ StreamAnalytics& StreamAnalytics::operator=(StreamAnalytics&&) noexcept = defaul
 
 std::vector<AnalyticsEvent> StreamAnalytics::update(const AnalyticsFrame& frame) {
   Impl& s = *impl_;
-  s.place_for(frame);  // throws before anything changes
-  const int64_t now = s.time_of(frame);
   std::vector<AnalyticsEvent> out;
-  for (const int64_t id : frame.ended_track_ids) s.forget(id, "lost", frame, out);
+  s.place_for(frame, out);  // throws before anything changes
+  const int64_t now = s.time_of(frame);
+  for (const int64_t id : frame.ended_track_ids) {
+    s.forget(id, "lost", frame, out);
+    s.retired.erase(id);  // the tracker is done with it: its id will not come back
+  }
   for (const TrackedObject& o : frame.objects) {
     if (o.track_id <= 0 || !std::isfinite(o.x1) || !std::isfinite(o.y1) || !std::isfinite(o.x2) ||
         !std::isfinite(o.y2))
       continue;  // not a track, or a broken box: nothing to place
     s.see(o, now, frame, out);
   }
-  const auto timeout_ns = static_cast<int64_t>(s.config.track_timeout_s * 1e9);
+  const int64_t timeout_ns = nanoseconds(s.config.track_timeout_s);
   std::vector<int64_t> lost;
   for (const auto& [id, t] : s.tracks) {
     if (now - t.last_seen_ns > timeout_ns) lost.push_back(id);
   }
   std::sort(lost.begin(), lost.end());  // events in a stable order
-  for (const int64_t id : lost) s.forget(id, "lost", frame, out);
+  for (const int64_t id : lost) s.forget(id, "lost", frame, out, /*retire=*/true);
+  for (auto it = s.retired.begin(); it != s.retired.end();) {
+    it = now - it->second.retired_ns > s.retain_ns() ? s.retired.erase(it) : std::next(it);
+  }
   return out;
 }
 
 std::vector<AnalyticsEvent> StreamAnalytics::reset(const AnalyticsFrame& at) {
   Impl& s = *impl_;
   std::vector<AnalyticsEvent> out;
-  std::vector<int64_t> ids;
-  for (const auto& kv : s.tracks) ids.push_back(kv.first);
-  std::sort(ids.begin(), ids.end());
-  for (const int64_t id : ids) s.forget(id, "reset", at, out);
+  s.forget_all("reset", at, out);
   s.pts_clock.reset();  // a new stream may come with or without PTS
   return out;
 }

@@ -62,7 +62,10 @@ void TrackerElement::stop() {
 
 bool TrackerElement::take_over_publishing(GstQuery* query) {
   const std::optional<PublishHandoff> h = parse_handoff(query);
-  if (!h || publisher_ || !tracker_) return false;
+  if (!h || !tracker_) return false;
+  // A second offer while holding one: the same stream's `yolo` element started again (take it
+  // anew, so that one of us publishes); another stream's is refused (one publisher per tracker).
+  if (publisher_ && publisher_->stream_id() != h->stream_id) return false;
   std::shared_ptr<HttpService> http;
   if (h->http_port > 0) {
     try {

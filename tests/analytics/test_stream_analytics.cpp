@@ -183,15 +183,53 @@ TEST(StreamAnalytics, HiddenTracksStayLostOnesLeave) {
   EXPECT_EQ(f.analytics.counts().zones[0].exits, 2u);
 }
 
-TEST(StreamAnalytics, ALostTrackThatComesBackIsCountedAfresh) {
+// A track that times out but comes back under its id (the tracker kept it longer than
+// track_timeout) is not counted twice, and moves on from where it was last seen, as
+// Ultralytics' counter keeps a track's history and counted id until the tracker removes it.
+TEST(StreamAnalytics, ATimedOutTrackThatComesBackIsNotCountedTwice) {
   Feeder f(std::string(kDoor) + "\ntrack_timeout: 0.5");
-  f.step({at(1, 300, 200)});
-  f.step({at(1, 340, 200)});               // in
-  for (int i = 0; i < 6; ++i) f.step({});  // forgotten
+  f.step({at(1, 300, 200), at(2, 250, 100)});
+  f.step({at(1, 340, 200), at(2, 300, 100)});  // 1 in; 2 not yet across
+  for (int i = 0; i < 6; ++i) f.step({});      // both time out
+  EXPECT_TRUE(f.step({at(1, 300, 200)}).empty()) << "track 1 was counted before its gap";
+  auto e = f.step({at(2, 340, 100)});  // 2 goes on from x = 300: across
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].track_id, 2);
+  EXPECT_EQ(e[0].direction, "in");
+  // Once the tracker says it ended a track, or the stream resets, an id is new again.
+  f.step({}, {1});
   f.step({at(1, 360, 200)});
-  auto e = f.step({at(1, 300, 200)});  // the same id (a new stream of ids) going out
+  e = f.step({at(1, 300, 200)});
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].direction, "out");
+}
+
+// A new frame size (the camera changed resolution) starts the tracks again: their points were in
+// the old pixels. A frame without PTS on a PTS clock keeps the last time (no track times out).
+TEST(StreamAnalytics, ANewFrameSizeResetsAndAMissingPtsKeepsTheClock) {
+  StreamAnalytics a("cam1",
+                    config("units: normalized\n"
+                           "zones: [{name: all, points: [[0, 0], [1, 0], [1, 1], [0, 1]]}]"));
+  AnalyticsFrame f;
+  f.width = 640;
+  f.height = 480;
+  f.pts_ns = 0;
+  f.objects = {at(1, 100, 100)};
+  ASSERT_EQ(a.update(f).size(), 1u);  // entered
+  f.pts_ns = -1;                      // no PTS: the clock stays, the track is not lost
+  f.objects = {};
+  f.wall_time = std::chrono::system_clock::now();
+  EXPECT_TRUE(a.update(f).empty());
+  f.pts_ns = 100'000'000;
+  f.width = 1280;
+  f.height = 720;
+  f.objects = {at(1, 200, 200)};
+  const auto e = a.update(f);
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].type, EventType::kZoneExited);
+  EXPECT_EQ(e[0].reason, "reset");
+  EXPECT_EQ(e[1].type, EventType::kZoneEntered);
+  EXPECT_DOUBLE_EQ(a.placed()->zones[0].points[2].x, 1280);
 }
 
 TEST(StreamAnalytics, ResetEmptiesTheZonesAndKeepsTheTotals) {

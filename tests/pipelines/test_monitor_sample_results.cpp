@@ -229,6 +229,20 @@ TEST_F(SampleResults, ResultSinkRunsTheAnalyticsAndResetsThemOnARebuild) {
       << text;
   EXPECT_NE(text.find("yolo_zone_occupancy{stream=\"cam\",zone=\"left\"} 0"), std::string::npos);
 
+  // A reload with other lines makes new analytics (their counts start at 0); one without any
+  // takes the stream's counts and events off the store.
+  yolo::monitor::StreamConfig moved = cam;
+  moved.analytics_keys = {{"lines", "moved"}};
+  moved.analytics = yolo::analytics::parse_analytics(
+      YAML::Load("lines: [{name: door, points: [[16, 0], [16, 48]]}]"), "test");
+  sink.on_pipeline(moved);
+  EXPECT_EQ(events.counts("cam").value()["lines"][0]["in"], 0);
+  yolo::monitor::StreamConfig none = cam;
+  none.analytics.reset();
+  sink.on_pipeline(none);
+  EXPECT_FALSE(events.has_stream("cam"));
+  sink.on_pipeline(cam);
+
   // A stream without lines or zones has no analytics; removing a stream drops its events.
   yolo::monitor::StreamConfig plain;
   plain.id = "plain";

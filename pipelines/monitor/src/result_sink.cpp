@@ -52,7 +52,7 @@ ResultSink::ResultSink(ResultSinkOptions options, ResultsStore& results, Snapsho
 ResultSink::~ResultSink() = default;
 
 void ResultSink::on_pipeline(const StreamConfig& stream) {
-  std::shared_ptr<analytics::StreamAnalytics> previous;
+  std::shared_ptr<analytics::StreamAnalytics> previous, fresh;
   std::shared_ptr<std::mutex> previous_mutex;
   int64_t frames = 0;
   {
@@ -60,19 +60,32 @@ void ResultSink::on_pipeline(const StreamConfig& stream) {
     auto& s = streams_[stream.id];
     frames = s.frames;
     if (!stream.analytics || !events_) {
+      // None (any more: a reload took them away): nothing stale is served.
+      if (s.analytics && events_) events_->remove_stream(stream.id);
       s.analytics.reset();
       s.analytics_mutex.reset();
+      s.analytics_keys = nlohmann::json();
       return;
     }
-    if (!s.analytics || s.analytics_failed) {
+    if (!s.analytics || s.analytics_failed || s.analytics_keys != stream.analytics_keys) {
+      // First start, a retry after settings that did not fit, or new settings from a reload.
       s.analytics = std::make_shared<analytics::StreamAnalytics>(stream.id, *stream.analytics);
       s.analytics_mutex = std::make_shared<std::mutex>();
       s.analytics_failed = false;
-      events_->set_counts(stream.id, analytics::to_json(s.analytics->counts()));
-      return;
+      s.analytics_keys = stream.analytics_keys;
+      fresh = s.analytics;
+    } else {
+      previous = s.analytics;
+      previous_mutex = s.analytics_mutex;
     }
-    previous = s.analytics;
-    previous_mutex = s.analytics_mutex;
+  }
+  if (fresh) {
+    try {
+      events_->set_counts(stream.id, analytics::to_json(fresh->counts()));
+    } catch (const std::exception& e) {  // more streams than the store allows
+      output_failed(stream.id, std::string("events store refused the stream: ") + e.what());
+    }
+    return;
   }
   // A rebuilt pipeline: the tracker's ids start again, so every track leaves.
   analytics::AnalyticsFrame at;
@@ -245,6 +258,7 @@ void ResultSink::on_removed(const std::string& stream_id) {
   results_.remove_stream(stream_id);
   if (events_) events_->remove_stream(stream_id);
   if (mqtt_) mqtt_->forget(stream_id);
+  if (metrics_) metrics_->remove_series("stream", stream_id);  // its counts go with it
   if (snapshots_) snapshots_->remove(stream_id);
   if (archive_) archive_->forget(stream_id);
 }

@@ -9,7 +9,10 @@
 //
 // A track leaves the analytics (its zones with reason "lost") when the caller says the tracker
 // ended it, or when it has not been seen for track_timeout seconds of stream time, so a track
-// hidden for a moment keeps its place and its count. Times are the frames' PTS (stream time:
+// hidden for a moment keeps its place and its count. A timed-out track's lines remember it (for
+// max(60 s, 10 x track_timeout)): if the tracker brings the same id back, it is not counted
+// twice. A change of frame size starts the tracks again (reason "reset"): their points were in
+// the old pixels. Times are the frames' PTS (stream time:
 // the same video gives the same dwell however fast it is processed); frames without a PTS use
 // the wall clock.
 #pragma once

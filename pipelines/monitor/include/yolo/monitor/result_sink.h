@@ -79,6 +79,7 @@ class ResultSink {
     std::shared_ptr<analytics::StreamAnalytics> analytics;
     std::shared_ptr<std::mutex> analytics_mutex;
     bool analytics_failed = false;  // the settings do not fit the frame: logged once, off
+    nlohmann::json analytics_keys;  // the settings the analytics were made from
   };
   void output_failed(const std::string& stream_id, const std::string& what);
   // Runs the stream's analytics on a result; the events' JSON (empty without analytics).
