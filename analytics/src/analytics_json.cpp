@@ -55,4 +55,14 @@ nlohmann::json geometry_json(const AnalyticsConfig& c) {
   return {{"lines", lines}, {"zones", zones}};
 }
 
+nlohmann::json counts_json(const StreamAnalytics& a) {
+  nlohmann::json j = to_json(a.counts());
+  if (const auto placed = a.placed()) {
+    j["width"] = a.frame_width();
+    j["height"] = a.frame_height();
+    j["geometry"] = geometry_json(*placed);
+  }
+  return j;
+}
+
 }  // namespace yolo::analytics

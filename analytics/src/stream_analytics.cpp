@@ -310,6 +310,14 @@ std::optional<AnalyticsConfig> StreamAnalytics::placed() const {
   return impl_->placed;
 }
 
+int StreamAnalytics::frame_width() const {
+  return impl_->width;
+}
+
+int StreamAnalytics::frame_height() const {
+  return impl_->height;
+}
+
 const std::string& StreamAnalytics::stream_id() const {
   return impl_->stream_id;
 }

@@ -113,23 +113,9 @@ bool YoloElement::start() {
   stream_id_ = s.stream_id.empty() ? std::string(GST_OBJECT_NAME(element_)) : s.stream_id;
   producer_ = model_->batcher().add_producer(stream_id_, QueueFullPolicy::kBlock);
   handoff_offered_ = handed_off_ = false;
-  if (s.http_port != 0) {
-    try {
-      http_ =
-          HttpServiceRegistry::process().acquire(s.http_address, s.http_port < 0 ? 0 : s.http_port);
-      batcher_metrics_ =
-          http_->metrics().watch_batcher(model_->label(), model_->batcher(), {producer_});
-      GST_INFO_OBJECT(element_, "detections of '%s' served on http://%s:%d/api/v1",
-                      stream_id_.c_str(), http_->address().c_str(), http_->port());
-    } catch (const std::exception& e) {
-      GST_ELEMENT_ERROR(element_, RESOURCE, OPEN_READ_WRITE,
-                        ("Could not serve HTTP on %s:%d", s.http_address.c_str(), s.http_port),
-                        ("%s; choose a free http-port (or 0 to turn the endpoint off)", e.what()));
-      batcher_metrics_.reset();
-      http_.reset();
-      release_model();
-      return false;
-    }
+  if (!start_http(s)) {
+    release_model();
+    return false;
   }
   publisher_ = std::make_unique<ResultPublisher>(GST_ELEMENT(element_), stream_id_, http_);
   preprocess_.device = engine.device();
@@ -150,6 +136,25 @@ bool YoloElement::start() {
                   static_cast<long long>(engine.input_width()),
                   static_cast<long long>(engine.input_height()), stream_id_.c_str());
   return true;
+}
+
+bool YoloElement::start_http(const ElementSettings& s) {
+  if (s.http_port == 0) return true;
+  try {
+    http_ = HttpServiceRegistry::process().acquire(s.http_address, s.http_port < 0 ? 0 : s.http_port);
+    batcher_metrics_ =
+        http_->metrics().watch_batcher(model_->label(), model_->batcher(), {producer_});
+    GST_INFO_OBJECT(element_, "detections of '%s' served on http://%s:%d/api/v1",
+                    stream_id_.c_str(), http_->address().c_str(), http_->port());
+    return true;
+  } catch (const std::exception& e) {
+    GST_ELEMENT_ERROR(element_, RESOURCE, OPEN_READ_WRITE,
+                      ("Could not serve HTTP on %s:%d", s.http_address.c_str(), s.http_port),
+                      ("%s; choose a free http-port (or 0 to turn the endpoint off)", e.what()));
+    batcher_metrics_.reset();
+    http_.reset();
+    return false;
+  }
 }
 
 bool YoloElement::stop() {

@@ -104,6 +104,9 @@ class YoloElement {
     std::chrono::steady_clock::time_point arrived;
   };
 
+  // start()'s HTTP step (http-port): joins or starts the shared service; false with an element
+  // error when the port cannot be served.
+  bool start_http(const ElementSettings& s);
   bool should_infer(GstBuffer* buffer, guint64 frame, const ElementSettings& s);
   void output_loop();
   // The frame's detections, or nullopt when it must not be pushed (flushing, stopping, error).

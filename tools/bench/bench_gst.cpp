@@ -159,6 +159,67 @@ std::vector<cv::Mat> decode(const fs::path& video) {
   return frames;
 }
 
+struct Row {
+  std::string what;
+  double fps;
+  double ratio = 1, ratio_min = 1, ratio_max = 1;  // staged rows: paired per round
+};
+
+// The one-stream pipeline with nothing, each tracker, and (with --analytics, --mqtt-url)
+// yoloanalytics and yolopublish after `yolo`, in alternating rounds; frames/s medians and each
+// variant's ratios to the bare pipeline of the same round.
+std::vector<Row> staged_rows(const Args& args, const fs::path& video, const fs::path& model,
+                             size_t frame_count) {
+  const float conf = args.conf;
+  std::vector<Row> tracking_rows;
+  if (!gst_element_factory_find("yolotracker"))
+    throw std::runtime_error("the yolotracker element is not found in GST_PLUGIN_PATH");
+  // Each variant: its label and what follows `yolo` (the first is the bare pipeline).
+  struct Variant {
+    std::string label, chain;
+  };
+  std::vector<Variant> variants = {{"yolo only", ""}};
+  for (const auto& t : args.trackers)
+    variants.push_back({"yolo ! yolotracker tracker=" + t, "! yolotracker tracker=" + t + " "});
+  const std::string tracked = "! yolotracker tracker=bytetrack.yaml ";
+  if (!args.analytics.empty()) {
+    const std::string analyse =
+        tracked + "! yoloanalytics stream-id=bench config=" + args.analytics.string() + " ";
+    variants.push_back({"... ! yolotracker bytetrack ! yoloanalytics", analyse});
+    if (!args.mqtt_url.empty()) {
+      variants.push_back({"... ! yoloanalytics ! yolopublish detections-every=1",
+                          analyse +
+                              "! yolopublish topic=bench device-id=bench detections-every=1 url=" +
+                              args.mqtt_url + " "});
+    }
+  }
+  auto pipeline = [&](size_t v) {
+    return fmt::format(
+        "filesrc location={} ! decodebin ! videoconvert ! yolo model={} conf-threshold={} "
+        "model-instance-id=variant{} {}! fakesink sync=false",
+        video.string(), model.string(), conf, v, variants[v].chain);
+  };
+  std::vector<std::vector<double>> fps(variants.size());
+  for (int r = 0; r < args.rounds; ++r) {
+    for (size_t v = 0; v < variants.size(); ++v) {
+      const double s = run_to_eos(launch(pipeline(v)));
+      fps[v].push_back(static_cast<double>(frame_count) / s);
+      fmt::print(stderr, "round {}/{}: {:<48} {:.2f} frames/s\n", r + 1, args.rounds,
+                 variants[v].label, fps[v].back());
+    }
+  }
+  for (size_t v = 0; v < variants.size(); ++v) {
+    // Each round's ratio to the untracked run of the same round: the machine's drift between
+    // rounds cancels, and the spread of these ratios is the noise a claim must beat.
+    std::vector<double> paired;
+    for (int r = 0; r < args.rounds; ++r) paired.push_back(fps[v][r] / fps[0][r]);
+    tracking_rows.push_back({"1 stream, " + variants[v].label, median(fps[v]), median(paired),
+                             *std::min_element(paired.begin(), paired.end()),
+                             *std::max_element(paired.begin(), paired.end())});
+  }
+  return tracking_rows;
+}
+
 int run(int argc, char** argv) {
   yolo::log::init();
   gst_init(&argc, &argv);
@@ -191,11 +252,6 @@ int run(int argc, char** argv) {
     yolo::export_torchscript(*yolo::build_model("yolov8n.yaml", 3), eo, model);
   }
   const float conf = args.conf;
-  struct Row {
-    std::string what;
-    double fps;
-    double ratio = 1, ratio_min = 1, ratio_max = 1;  // tracking rows: paired per round
-  };
   std::vector<Row> rows;
   size_t frame_count = 0;
   {
@@ -224,55 +280,9 @@ int run(int argc, char** argv) {
                     static_cast<double>(n) * frame_count / s});
   }
 
-  // Tracking: the same one-stream pipeline without and with yolotracker, alternating.
-  std::vector<Row> tracking_rows;
-  if (!args.trackers.empty() || !args.analytics.empty()) {
-    if (!gst_element_factory_find("yolotracker"))
-      throw std::runtime_error("the yolotracker element is not found in GST_PLUGIN_PATH");
-    // Each variant: its label and what follows `yolo` (the first is the bare pipeline).
-    struct Variant {
-      std::string label, chain;
-    };
-    std::vector<Variant> variants = {{"yolo only", ""}};
-    for (const auto& t : args.trackers)
-      variants.push_back({"yolo ! yolotracker tracker=" + t, "! yolotracker tracker=" + t + " "});
-    const std::string tracked = "! yolotracker tracker=bytetrack.yaml ";
-    if (!args.analytics.empty()) {
-      const std::string analyse =
-          tracked + "! yoloanalytics stream-id=bench config=" + args.analytics.string() + " ";
-      variants.push_back({"... ! yolotracker bytetrack ! yoloanalytics", analyse});
-      if (!args.mqtt_url.empty()) {
-        variants.push_back(
-            {"... ! yoloanalytics ! yolopublish detections-every=1",
-             analyse + "! yolopublish topic=bench device-id=bench detections-every=1 url=" +
-                 args.mqtt_url + " "});
-      }
-    }
-    auto pipeline = [&](size_t v) {
-      return fmt::format(
-          "filesrc location={} ! decodebin ! videoconvert ! yolo model={} conf-threshold={} "
-          "model-instance-id=variant{} {}! fakesink sync=false",
-          video.string(), model.string(), conf, v, variants[v].chain);
-    };
-    std::vector<std::vector<double>> fps(variants.size());
-    for (int r = 0; r < args.rounds; ++r) {
-      for (size_t v = 0; v < variants.size(); ++v) {
-        const double s = run_to_eos(launch(pipeline(v)));
-        fps[v].push_back(static_cast<double>(frame_count) / s);
-        fmt::print(stderr, "round {}/{}: {:<48} {:.2f} frames/s\n", r + 1, args.rounds,
-                   variants[v].label, fps[v].back());
-      }
-    }
-    for (size_t v = 0; v < variants.size(); ++v) {
-      // Each round's ratio to the untracked run of the same round: the machine's drift between
-      // rounds cancels, and the spread of these ratios is the noise a claim must beat.
-      std::vector<double> paired;
-      for (int r = 0; r < args.rounds; ++r) paired.push_back(fps[v][r] / fps[0][r]);
-      tracking_rows.push_back({"1 stream, " + variants[v].label, median(fps[v]), median(paired),
-                               *std::min_element(paired.begin(), paired.end()),
-                               *std::max_element(paired.begin(), paired.end())});
-    }
-  }
+  const std::vector<Row> tracking_rows = args.trackers.empty() && args.analytics.empty()
+                                             ? std::vector<Row>{}
+                                             : staged_rows(args, video, model, frame_count);
 
   fmt::print(
       "\nyolo element vs bare engine: {} at {}, {} ({} frames per stream), conf {}, CPU, {} "

@@ -85,27 +85,9 @@ Throughput run(const std::string& url, int qos, const Args& a, const std::string
   return t;
 }
 
-int run_bench(int argc, char** argv) {
-  yolo::log::init();
-  Args a;
-  CLI::App app{"bench_mqtt: MQTT publishing throughput, call time and buffer bound"};
-  app.add_option("--messages", a.messages, "messages per round")->capture_default_str();
-  app.add_option("--payload-bytes", a.payload_bytes, "bytes per message")->capture_default_str();
-  app.add_option("--rounds", a.rounds, "rounds (medians)")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(spdlog::level::warn);  // the publisher logs its connections
-
-  if (yolo::testing::mosquitto_binary().empty()) {
-    std::fprintf(stderr, "bench_mqtt: mosquitto is not installed (tools/install-deps.sh)\n");
-    return 2;
-  }
-  const fs::path dir = fs::temp_directory_path() / ("bench_mqtt_" + std::to_string(::getpid()));
-  yolo::testing::MosquittoTestBroker broker(dir);
-  broker.start();
-  const std::string payload(static_cast<size_t>(a.payload_bytes), 'x');
-
-  // The broker away, first (memory the later rounds free would hide the growth): publish()
-  // still returns at once and the buffer holds at most its bound.
+// The broker away, first (memory the later rounds free would hide the growth): publish()
+// still returns at once and the buffer holds at most its bound.
+void print_broker_away(const Args& a, const std::string& payload) {
   const size_t bound_bytes = 16u << 20;
   yolo::MqttPublisherOptions o;
   o.url = "mqtt://127.0.0.1:" + std::to_string(yolo::testing::free_port());  // nobody listens
@@ -139,6 +121,10 @@ int run_bench(int argc, char** argv) {
     fmt::print("| {:<34} | {:>11.1f} us |\n", "publish() max",
                *std::max_element(call_us.begin(), call_us.end()));
   }
+}
+
+// Messages/s and publish() call times through the broker, QoS 1 and 0.
+void print_throughput(const Args& a, const std::string& url, const std::string& payload) {
   fmt::print(
       "\nMQTT publishing to a local mosquitto 2.0 over loopback, {} messages of {} bytes, "
       "medians of {} rounds\n\n",
@@ -149,7 +135,7 @@ int run_bench(int argc, char** argv) {
   for (int qos : {1, 0}) {
     std::vector<double> enq, del, p50, p99, pmax;
     for (int r = 0; r < a.rounds; ++r) {
-      Throughput t = run(broker.url(), qos, a, payload);
+      Throughput t = run(url, qos, a, payload);
       enq.push_back(t.enqueue_per_s);
       del.push_back(t.delivered_per_s);
       p50.push_back(percentile(t.call_us, 0.5));
@@ -159,10 +145,12 @@ int run_bench(int argc, char** argv) {
     fmt::print("| {:<5} | {:>18.0f} | {:>20.0f} | {:>13.2f} us | {:>13.2f} us | {:>13.1f} us |\n",
                qos, median(enq), median(del), median(p50), median(p99), median(pmax));
   }
+}
 
-  // Per frame, what a counting and publishing stream adds after the tracker: the analytics on
-  // its tracks (2 lines, 2 zones) and the MQTT output of its detections and events (JSON and
-  // publish(): what runs on the streaming thread).
+// Per frame, what a counting and publishing stream adds after the tracker: the analytics on
+// its tracks (2 lines, 2 zones) and the MQTT output of its detections and events (JSON and
+// publish(): what runs on the streaming thread).
+void print_per_frame(const std::string& url) {
   fmt::print(
       "\nPer frame after the tracker (1280x720 frames, 2 lines and 2 zones, detections "
       "published every frame), medians over 2000 frames\n\n");
@@ -173,7 +161,7 @@ int run_bench(int argc, char** argv) {
   config.zones = {{"z1", {{100, 100}, {500, 100}, {500, 600}, {100, 600}}, 30.0},
                   {"z2", {{700, 50}, {1200, 80}, {1100, 700}, {800, 650}}, {}}};
   yolo::MqttOutputOptions mo;
-  mo.url = broker.url();
+  mo.url = url;
   mo.topic = "bench";
   mo.device_id = "bench";
   mo.detections_every = 1;
@@ -219,6 +207,30 @@ int run_bench(int argc, char** argv) {
              "MQTT output: events + detections to the buffer", median(publish_us[0]),
              median(publish_us[1]));
   output.flush(std::chrono::seconds(30));
+}
+
+int run_bench(int argc, char** argv) {
+  yolo::log::init();
+  Args a;
+  CLI::App app{"bench_mqtt: MQTT publishing throughput, call time and buffer bound"};
+  app.add_option("--messages", a.messages, "messages per round")->capture_default_str();
+  app.add_option("--payload-bytes", a.payload_bytes, "bytes per message")->capture_default_str();
+  app.add_option("--rounds", a.rounds, "rounds (medians)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::warn);  // the publisher logs its connections
+
+  if (yolo::testing::mosquitto_binary().empty()) {
+    std::fprintf(stderr, "bench_mqtt: mosquitto is not installed (tools/install-deps.sh)\n");
+    return 2;
+  }
+  const fs::path dir = fs::temp_directory_path() / ("bench_mqtt_" + std::to_string(::getpid()));
+  yolo::testing::MosquittoTestBroker broker(dir);
+  broker.start();
+  const std::string payload(static_cast<size_t>(a.payload_bytes), 'x');
+
+  print_broker_away(a, payload);
+  print_throughput(a, broker.url(), payload);
+  print_per_frame(broker.url());
   fs::remove_all(dir);
   return 0;
 }

@@ -81,7 +81,7 @@ void ResultSink::on_pipeline(const StreamConfig& stream) {
   }
   if (fresh) {
     try {
-      events_->set_counts(stream.id, analytics::to_json(fresh->counts()));
+      events_->set_counts(stream.id, analytics::counts_json(*fresh));
     } catch (const std::exception& e) {  // more streams than the store allows
       output_failed(stream.id, std::string("events store refused the stream: ") + e.what());
     }
@@ -96,13 +96,7 @@ void ResultSink::on_pipeline(const StreamConfig& stream) {
   {
     std::lock_guard<std::mutex> lock(*previous_mutex);
     events = previous->reset(at);
-    counts = analytics::to_json(previous->counts());
-    if (const auto placed = previous->placed())
-      counts["geometry"] = analytics::geometry_json(*placed);
-  }
-  if (const auto old = events_->counts(stream.id); old && old->contains("width")) {
-    counts["width"] = (*old)["width"];  // the frame size the geometry is in
-    counts["height"] = (*old)["height"];
+    counts = analytics::counts_json(*previous);
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto& e : events) list.push_back(analytics::to_json(e));
@@ -131,13 +125,11 @@ nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const Fra
       f.objects.push_back({d.track_id, d.class_id, d.class_name, d.x1, d.y1, d.x2, d.y2});
   }
   std::vector<analytics::AnalyticsEvent> events;
-  analytics::AnalyticsCounts counts;
-  analytics::AnalyticsConfig placed;
+  nlohmann::json counts;
   try {
     std::lock_guard<std::mutex> lock(*m);
     events = a->update(f);
-    counts = a->counts();
-    placed = a->placed().value_or(a->config());
+    counts = analytics::counts_json(*a);
   } catch (const std::invalid_argument& e) {
     // Lines or zones outside this stream's frames: the stream keeps running without them.
     {
@@ -149,12 +141,7 @@ nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const Fra
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto& e : events) list.push_back(analytics::to_json(e));
-  // The counts carry the lines and zones in the frame's pixels, for the dashboard to draw.
-  nlohmann::json counts_json = analytics::to_json(counts);
-  counts_json["width"] = result.width;
-  counts_json["height"] = result.height;
-  counts_json["geometry"] = analytics::geometry_json(placed);
-  return publish_events(stream_id, list, counts_json);
+  return publish_events(stream_id, list, counts);
 }
 
 nlohmann::json ResultSink::publish_events(const std::string& stream_id,

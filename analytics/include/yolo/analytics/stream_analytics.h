@@ -107,6 +107,8 @@ class StreamAnalytics {
   const AnalyticsConfig& config() const;
   // The config in pixels of the last frame's size; nullopt before the first frame.
   std::optional<AnalyticsConfig> placed() const;
+  int frame_width() const;  // of the last frame; 0 before the first
+  int frame_height() const;
   const std::string& stream_id() const;
 
  private:
