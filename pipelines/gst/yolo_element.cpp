@@ -141,7 +141,8 @@ bool YoloElement::start() {
 bool YoloElement::start_http(const ElementSettings& s) {
   if (s.http_port == 0) return true;
   try {
-    http_ = HttpServiceRegistry::process().acquire(s.http_address, s.http_port < 0 ? 0 : s.http_port);
+    http_ =
+        HttpServiceRegistry::process().acquire(s.http_address, s.http_port < 0 ? 0 : s.http_port);
     batcher_metrics_ =
         http_->metrics().watch_batcher(model_->label(), model_->batcher(), {producer_});
     GST_INFO_OBJECT(element_, "detections of '%s' served on http://%s:%d/api/v1",
