@@ -23,10 +23,20 @@ function(yolo_setup_torch_pch)
 endfunction()
 
 # A project target that includes LibTorch headers: warnings, and the shared PCH when enabled.
+#   yolo_torch_target(yolo_serving WITHOUT_TORCH src/http_api.cpp src/mqtt_topic.cpp)
+# WITHOUT_TORCH lists the target's sources that include no LibTorch header, directly or through
+# other headers: they compile without the PCH, because loading it (a 700 MB image of
+# torch/torch.h) costs 3.7 s per translation unit, more than most such files take to compile.
+# A file listed wrongly still builds, only slower; tools/pch_audit.py checks the lists against
+# what each file really includes.
 function(yolo_torch_target target)
+  cmake_parse_arguments(T "" "" "WITHOUT_TORCH" ${ARGN})
   yolo_set_warnings(${target})
   if(YOLO_USE_PCH)
     target_precompile_headers(${target} REUSE_FROM yolo_torch_pch)
+    if(T_WITHOUT_TORCH)
+      set_source_files_properties(${T_WITHOUT_TORCH} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+    endif()
   endif()
 endfunction()
 

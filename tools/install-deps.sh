@@ -8,6 +8,8 @@
 # returns without touching apt or pip (a dpkg query and one Python import, about a second).
 #
 #   tools/install-deps.sh                  everything the build and tests need
+#   tools/install-deps.sh --product          only what the programs need (the quickstart): no
+#                                            compilers for fuzzing, test servers, browser
 #   tools/install-deps.sh --oracle           also Ultralytics (pinned) in the same venv: the
 #                                            reference the parity tests run against (dev/test
 #                                            only; the product never needs Python)
@@ -35,43 +37,52 @@ oracle_tracking_packages="lap==0.5.13 motmetrics==1.4.0 trackeval==1.3.0 shapely
 venv="${YOLO_VENV:-/opt/yolo-edge/venv}"
 with_debian_libtorch=0
 with_oracle=0
+with_tests=1
 for arg in "$@"; do
   case "$arg" in
     --debian-libtorch) with_debian_libtorch=1 ;;
     --oracle) with_oracle=1 ;;
-    *) echo "install-deps: unknown option '$arg' (known: --oracle, --debian-libtorch)" >&2; exit 2 ;;
+    --product) with_tests=0 ;;
+    *) echo "install-deps: unknown option '$arg' (known: --product, --oracle, --debian-libtorch)" >&2; exit 2 ;;
   esac
 done
 
+# What the product's build and the quickstart need.
 packages=(
   # toolchain
-  build-essential cmake ninja-build ccache pkg-config clang-format git
-  # libFuzzer targets (tests/fuzz): clang and its fuzzer/sanitizer runtimes
-  clang libclang-rt-dev
+  build-essential cmake ninja-build ccache pkg-config git
   # the virtualenv that holds PyTorch's LibTorch; Gloo headers for c10d; OpenBLAS for OpenCV
   python3 python3-venv libgloo-dev libopenblas0-pthread
   # images, video, plots
   libopencv-dev
-  # GStreamer 1.22: development files, plugins, tools, RTSP server for tests
+  # GStreamer 1.22: development files, plugins (x264enc for the quickstart's MP4), tools
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools
-  libgstrtspserver-1.0-dev
   # configuration, JSON, HTTP, logging, CLI
   libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libzip-dev libspdlog-dev libfmt-dev
   libcli11-dev
   # tracking: the Kalman filters' matrices
   libeigen3-dev
-  # publishing to MQTT: the client library; the broker and its command-line clients for the tests
-  # and for watching what a box publishes (mosquitto_sub)
-  libmosquitto-dev mosquitto mosquitto-clients
-  # tests
-  libgtest-dev
-  # misc tools used by tests and the quickstart
-  curl zip unzip
+  # publishing to MQTT: the client library, and its command-line clients for watching what a box
+  # publishes (mosquitto_sub)
+  libmosquitto-dev mosquitto-clients
+  # the quickstart polls the element's HTTP endpoint
+  curl
+)
+# What only the tests, fuzzers and benchmarks need (left out by --product).
+test_packages=(
+  clang-format
+  # libFuzzer targets (tests/fuzz): clang and its fuzzer/sanitizer runtimes
+  clang libclang-rt-dev
+  # RTSP cameras (tests, soak benchmark), the MQTT broker, GoogleTest
+  libgstrtspserver-1.0-dev mosquitto libgtest-dev
+  # corrupt and hand-made archives in tests
+  zip unzip
   # headless browser for the yolo-monitor dashboard test (skipped without it)
   chromium
 )
+if [ "$with_tests" -eq 1 ]; then packages+=("${test_packages[@]}"); fi
 if [ "$with_debian_libtorch" -eq 1 ]; then packages+=(libtorch-dev); fi
 
 SUDO=""

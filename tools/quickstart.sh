@@ -35,10 +35,17 @@ if [[ -n "${DEVICE:-}" ]]; then yolo_device=(device="$DEVICE"); fi
 
 if [[ "${SKIP_SETUP:-0}" != 1 ]]; then
   echo "==> [1/9] installing dependencies (Debian packages, LibTorch 2.x from the torch wheel)"
-  tools/install-deps.sh
-  echo "==> [2/9] building ($build_dir/)"
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
-  cmake --build "$build_dir" -j "$(nproc)"
+  tools/install-deps.sh --product
+  echo "==> [2/9] building the programs ($build_dir/: yolo-trainer, the GStreamer plugin, yolo-monitor)"
+  # A new build folder leaves the tests and benchmarks out (their packages are not installed);
+  # one that tools/test.sh configured keeps them, and only the programs are built here.
+  build_options=()
+  if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+    build_options=(-DYOLO_BUILD_TESTS=OFF -DYOLO_BUILD_BENCHMARKS=OFF)
+  fi
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${build_options[@]}"
+  # Only what this script runs; tools/test.sh builds the tests and benchmarks too.
+  cmake --build "$build_dir" -j "$(nproc)" --target product
 fi
 echo "==> [3/9] yolo-trainer checks"
 "$trainer" checks
@@ -70,7 +77,15 @@ GST_PLUGIN_PATH="$build_dir/gst-plugins" gst-launch-1.0 -e \
   filesink location="$pipeline_dir/annotated.mp4" > "$pipeline_dir/gst-launch.log" 2>&1 &
 gst_pid=$!
 polled=0
-for _ in $(seq 1 50); do
+said=""
+for _ in $(seq 1 100); do
+  # Until the first detections, the endpoint's /health says how far the element is (starting,
+  # loading model, waiting for frames); each new state is shown once.
+  state=$(curl -sf "http://127.0.0.1:$port/api/v1/health" | grep -o '"state":"[^"]*"' | head -1 | cut -d'"' -f4 || true)
+  if [[ $polled -eq 0 && -n "$state" && "$state" != "$said" ]]; then
+    echo "    GET /api/v1/health: $state"
+    said=$state
+  fi
   if body=$(curl -sf "http://127.0.0.1:$port/api/v1/streams/synthetic/detections"); then
     polled=$((polled + 1))
     frame=$(grep -o '"frame":[0-9]*' <<<"$body" | tail -1 | cut -d: -f2 || true)
@@ -83,13 +98,43 @@ for _ in $(seq 1 50); do
         -o "$pipeline_dir/snapshot.jpg" || true
     [[ $polled -ge 3 ]] && break
   fi
-  sleep 0.5
+  sleep 0.25
 done
 wait "$gst_pid" || { echo "gst-launch-1.0 failed; see $pipeline_dir/gst-launch.log" >&2; exit 1; }
 [[ $polled -gt 0 ]] || { echo "the HTTP endpoint on port $port never answered" >&2; exit 1; }
+# The monitor configuration a user copies next: this model on the synthetic video (a file stream,
+# replayed at its frame rate), checked here so that what is handed over works.
+monitor_config="$run_dir/monitor.yaml"
+cat > "$monitor_config" <<EOF
+# yolo-monitor configuration written by tools/quickstart.sh: the quickstart's model watching its
+# synthetic video. Copy it, replace the stream with your cameras (uri: rtsp://...), and run
+#   $build_dir/bin/yolo-monitor --config $monitor_config
+# Every key with its default: config/monitor.yaml; reference: docs/monitor.md.
+model: $(realpath "$run_dir/train/weights/best.pt")
+device: ${DEVICE:-cpu}
+http: {bind: 127.0.0.1, port: 8080}
+state_file: ""
+streams:
+  - id: synthetic
+    uri: $(realpath "$run_dir/data/video/synthetic.mp4")
+EOF
+"$build_dir/bin/yolo-monitor" --config "$monitor_config" --check
+
+best=$(realpath "$run_dir/train/weights/best.pt")
 echo
 echo "Done. Dataset: $run_dir/data/data.yaml  video: $run_dir/data/video/synthetic.mp4"
 echo "      Training run: $run_dir/train (results.png, weights/best.pt)"
 echo "      Validation: $run_dir/val   Predictions (annotated video, labels, JSON lines): $run_dir/predict"
 echo "      Deployable model: $run_dir/train/weights/best.torchscript"
 echo "      GStreamer run: $pipeline_dir (annotated.mp4, snapshot.jpg, gst-launch.log)"
+echo
+echo "Next:"
+echo "  Watch what the model saw: $pipeline_dir/annotated.mp4 (boxes drawn by the yolo element)."
+echo "  The same pipeline on a camera, in a window, detections on http://127.0.0.1:$port/api/v1/:"
+echo "    GST_PLUGIN_PATH=$build_dir/gst-plugins gst-launch-1.0 rtspsrc location=rtsp://CAMERA/stream ! \\"
+echo "      decodebin ! videoconvert ! yolo model=$best http-port=$port draw=true ! videoconvert ! autovideosink"
+echo "  Cameras as a service (dashboard on http://127.0.0.1:8080/): copy $monitor_config,"
+echo "  put your cameras under streams:, then"
+echo "    $build_dir/bin/yolo-monitor --config $monitor_config"
+echo "  Train on your own data (an Ultralytics dataset YAML):"
+echo "    $trainer train data=your-data.yaml model=yolo26n.yaml epochs=100 imgsz=640"

@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 
 tools/install-deps.sh --oracle  # Ultralytics for the parity tests (dev/test only)
 build_dir="${BUILD_DIR:-build}"
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+# Tests and benchmarks on explicitly: a build folder the quickstart configured has them off.
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DYOLO_BUILD_TESTS=ON \
+  -DYOLO_BUILD_BENCHMARKS=ON
 cmake --build "$build_dir" -j "$(nproc)"
 # Tests run one at a time: several use every core through LibTorch's thread pool.
 ctest --test-dir "$build_dir" --output-on-failure "$@"

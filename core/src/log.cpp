@@ -3,6 +3,11 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
 namespace yolo::log {
 namespace {
 
@@ -42,6 +47,8 @@ class LevelPrefix : public spdlog::custom_flag_formatter {
 }  // namespace
 
 void init(spdlog::level::level_enum level) {
+  const std::optional<spdlog::level::level_enum> from_environment = level_from_environment();
+  if (from_environment) level = *from_environment;
   auto logger = spdlog::get("yolo");
   if (!logger) {
     logger = spdlog::stderr_color_mt("yolo");
@@ -54,8 +61,25 @@ void init(spdlog::level::level_enum level) {
   logger->flush_on(spdlog::level::warn);
 }
 
-spdlog::level::level_enum level_from_verbose(bool verbose) {
-  return verbose ? spdlog::level::debug : spdlog::level::info;
+std::optional<spdlog::level::level_enum> level_from_environment() {
+  const char* text = std::getenv(kLevelVariable);
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  const std::string name = text;
+  for (const auto& [key, level] : {std::pair{"trace", spdlog::level::trace},
+                                   {"debug", spdlog::level::debug},
+                                   {"info", spdlog::level::info},
+                                   {"warning", spdlog::level::warn},
+                                   {"warn", spdlog::level::warn},
+                                   {"error", spdlog::level::err},
+                                   {"off", spdlog::level::off}}) {
+    if (name == key) return level;
+  }
+  // Said once on stderr directly: the logger is not set up yet, and a typo must not go unseen.
+  std::fprintf(stderr,
+               "WARNING: %s=%s is not a log level; use trace, debug, info, warning, "
+               "error or off (info is used)\n",
+               kLevelVariable, text);
+  return std::nullopt;
 }
 
 }  // namespace yolo::log

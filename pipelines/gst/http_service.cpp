@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <stdexcept>
 
 namespace yolo::gst {
@@ -10,6 +12,12 @@ HttpService::HttpService(const std::string& address, int port) : runtime_metrics
   HttpServerOptions options;
   options.host = address;
   options.port = port;
+  options.health_details = [this] { return readiness_.to_json(); };
+  options.stream_status = [this](const std::string& id) -> std::optional<StreamStatus> {
+    const std::optional<StreamReadiness> r = readiness_.of(id);
+    if (!r) return std::nullopt;
+    return StreamStatus{to_string(r->state), r->detail, true};
+  };
   server_ = std::make_unique<HttpServer>(options, results_, &snapshots_, &registry_);
 }
 

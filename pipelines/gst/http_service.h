@@ -13,6 +13,7 @@
 
 #include "yolo/serving/http_server.h"
 #include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/readiness_board.h"
 #include "yolo/serving/results_store.h"
 #include "yolo/serving/runtime_metrics.h"
 #include "yolo/serving/snapshot_store.h"
@@ -29,6 +30,9 @@ class HttpService {
   ResultsStore& results() { return results_; }
   SnapshotStore& snapshots() { return snapshots_; }
   RuntimeMetrics& metrics() { return runtime_metrics_; }
+  // Each stream's start-up state: /health reports it, and a stream's detections endpoint says
+  // why it has none yet.
+  ReadinessBoard& readiness() { return readiness_; }
   int port() const { return server_->port(); }
   const std::string& address() const { return server_->host(); }
 
@@ -37,6 +41,7 @@ class HttpService {
   SnapshotStore snapshots_;
   MetricsRegistry registry_;
   RuntimeMetrics runtime_metrics_;
+  ReadinessBoard readiness_;
   std::unique_ptr<HttpServer> server_;  // last: stops before what it serves goes away
 };
 

@@ -48,6 +48,10 @@ void ResultPublisher::publish(GstBuffer* buffer, const GstVideoInfo& info, Pixel
     }
     try {
       http_->results().publish(std::move(r));
+      if (!served_) {  // the stream's first result: /health says it is ready
+        http_->readiness().set(stream_id_, Readiness::kReady);
+        served_ = true;
+      }
     } catch (const std::exception& e) {  // the store is full of other streams
       GST_WARNING_OBJECT(element_, "results of '%s' not published: %s", stream_id_.c_str(),
                          e.what());

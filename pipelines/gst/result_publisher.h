@@ -55,6 +55,7 @@ class ResultPublisher {
   std::string stream_id_;
   std::shared_ptr<HttpService> http_;
   std::chrono::steady_clock::time_point last_snapshot_{};
+  bool served_ = false;  // a result has been published to the HTTP service
 };
 
 // The handoff offer: where the `yolo` element publishes.

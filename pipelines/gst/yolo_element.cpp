@@ -80,6 +80,47 @@ bool YoloElement::start() {
                       ("%s", text.c_str()));
     return false;
   }
+  stream_id_ = s.stream_id.empty() ? std::string(GST_OBJECT_NAME(element_)) : s.stream_id;
+  // The endpoint before the model: it answers (/health: "loading model") while a model loads,
+  // which takes seconds on a busy machine, so a client can tell a starting element from a dead
+  // one.
+  if (!start_http(s)) return false;
+  announce(Readiness::kLoadingModel, fmt::format("'{}' on {}", s.model, s.device));
+  if (!load_model(s)) {
+    stop_http();
+    return false;
+  }
+  const std::shared_ptr<Engine> engine_now = model_->engine();
+  const Engine& engine = *engine_now;
+  producer_ = model_->batcher().add_producer(stream_id_, QueueFullPolicy::kBlock);
+  if (http_) {
+    batcher_metrics_ =
+        http_->metrics().watch_batcher(model_->label(), model_->batcher(), {producer_});
+  }
+  handoff_offered_ = handed_off_ = false;
+  publisher_ = std::make_unique<ResultPublisher>(GST_ELEMENT(element_), stream_id_, http_);
+  preprocess_.device = engine.device();
+  preprocess_.half = model_->options().half;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    flushing_ = stopping_ = false;
+    last_flow_ = GST_FLOW_OK;
+    qos_earliest_ = GST_CLOCK_TIME_NONE;
+    next_frame_ = 0;
+    stats_ = {};
+    pending_.clear();
+  }
+  last_detections_.clear();
+  output_thread_ = std::thread(&YoloElement::output_loop, this);
+  announce(Readiness::kWaitingForFrames, model_->label());
+  GST_INFO_OBJECT(element_, "model '%s' (%s) on %s, %lldx%lld input, stream '%s'", s.model.c_str(),
+                  model_->label().c_str(), engine.device().str().c_str(),
+                  static_cast<long long>(engine.input_width()),
+                  static_cast<long long>(engine.input_height()), stream_id_.c_str());
+  return true;
+}
+
+bool YoloElement::load_model(const ElementSettings& s) {
   InstanceOptions io;
   io.model = s.model;
   io.device = s.device;
@@ -97,44 +138,14 @@ bool YoloElement::start() {
     return false;
   }
   if (!note.empty()) GST_WARNING_OBJECT(element_, "%s", note.c_str());
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    model_ = model;
-  }
-  const std::shared_ptr<Engine> engine_now = model_->engine();
-  const Engine& engine = *engine_now;
   try {
-    parse_classes(s.classes, engine.metadata().names);
+    parse_classes(s.classes, model->engine()->metadata().names);
   } catch (const std::exception& e) {
     GST_ELEMENT_ERROR(element_, LIBRARY, SETTINGS, ("Invalid classes property"), ("%s", e.what()));
-    release_model();
     return false;
   }
-  stream_id_ = s.stream_id.empty() ? std::string(GST_OBJECT_NAME(element_)) : s.stream_id;
-  producer_ = model_->batcher().add_producer(stream_id_, QueueFullPolicy::kBlock);
-  handoff_offered_ = handed_off_ = false;
-  if (!start_http(s)) {
-    release_model();
-    return false;
-  }
-  publisher_ = std::make_unique<ResultPublisher>(GST_ELEMENT(element_), stream_id_, http_);
-  preprocess_.device = engine.device();
-  preprocess_.half = model_->options().half;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    flushing_ = stopping_ = false;
-    last_flow_ = GST_FLOW_OK;
-    qos_earliest_ = GST_CLOCK_TIME_NONE;
-    next_frame_ = 0;
-    stats_ = {};
-    pending_.clear();
-  }
-  last_detections_.clear();
-  output_thread_ = std::thread(&YoloElement::output_loop, this);
-  GST_INFO_OBJECT(element_, "model '%s' (%s) on %s, %lldx%lld input, stream '%s'", s.model.c_str(),
-                  model_->label().c_str(), engine.device().str().c_str(),
-                  static_cast<long long>(engine.input_width()),
-                  static_cast<long long>(engine.input_height()), stream_id_.c_str());
+  std::lock_guard<std::mutex> lock(mutex_);
+  model_ = std::move(model);
   return true;
 }
 
@@ -143,8 +154,7 @@ bool YoloElement::start_http(const ElementSettings& s) {
   try {
     http_ =
         HttpServiceRegistry::process().acquire(s.http_address, s.http_port < 0 ? 0 : s.http_port);
-    batcher_metrics_ =
-        http_->metrics().watch_batcher(model_->label(), model_->batcher(), {producer_});
+    announce(Readiness::kStarting, {});
     GST_INFO_OBJECT(element_, "detections of '%s' served on http://%s:%d/api/v1",
                     stream_id_.c_str(), http_->address().c_str(), http_->port());
     return true;
@@ -152,10 +162,28 @@ bool YoloElement::start_http(const ElementSettings& s) {
     GST_ELEMENT_ERROR(element_, RESOURCE, OPEN_READ_WRITE,
                       ("Could not serve HTTP on %s:%d", s.http_address.c_str(), s.http_port),
                       ("%s; choose a free http-port (or 0 to turn the endpoint off)", e.what()));
-    batcher_metrics_.reset();
     http_.reset();
     return false;
   }
+}
+
+void YoloElement::stop_http() {
+  batcher_metrics_.reset();  // before the batcher it reads
+  if (http_) {
+    http_->metrics().remove_stream(stream_id_);
+    http_->readiness().remove(stream_id_);
+  }
+  http_.reset();
+}
+
+void YoloElement::announce(Readiness state, const std::string& detail) {
+  if (http_) http_->readiness().set(stream_id_, state, detail);
+  // Also on the bus, for applications that run the pipeline (yolo-monitor shows it per stream).
+  GstStructure* status = gst_structure_new(
+      kStatusMessage, "stream-id", G_TYPE_STRING, stream_id_.c_str(), "state", G_TYPE_STRING,
+      to_string(state), "detail", G_TYPE_STRING, detail.c_str(), nullptr);
+  gst_element_post_message(GST_ELEMENT(element_),
+                           gst_message_new_element(GST_OBJECT(element_), status));
 }
 
 bool YoloElement::stop() {
@@ -170,10 +198,8 @@ bool YoloElement::stop() {
     pending_.clear();  // their futures are abandoned; the batcher still completes them
     in_progress_ = 0;
   }
-  batcher_metrics_.reset();  // before the batcher it reads
-  if (http_) http_->metrics().remove_stream(stream_id_);
   publisher_.reset();
-  http_.reset();
+  stop_http();
   release_model();
   have_caps_ = false;
   return true;

@@ -37,6 +37,7 @@
 #include "yolo/runtime/letterbox.h"
 #include "yolo/runtime/postprocess.h"
 #include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/readiness_board.h"
 
 namespace at {
 class Tensor;
@@ -107,6 +108,14 @@ class YoloElement {
   // start()'s HTTP step (http-port): joins or starts the shared service; false with an element
   // error when the port cannot be served.
   bool start_http(const ElementSettings& s);
+  // Leaves the HTTP service: the stream's metrics and start-up state go with it.
+  void stop_http();
+  // start()'s model step: joins or loads the model instance and checks the classes property
+  // against it; false with an element error.
+  bool load_model(const ElementSettings& s);
+  // Where the start-up is (starting, loading model, waiting for frames): on the HTTP service's
+  // /health and as a "yolo-status" element message on the bus.
+  void announce(Readiness state, const std::string& detail);
   bool should_infer(GstBuffer* buffer, guint64 frame, const ElementSettings& s);
   void output_loop();
   // The frame's detections, or nullopt when it must not be pushed (flushing, stopping, error).

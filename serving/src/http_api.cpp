@@ -68,12 +68,6 @@ std::optional<uint64_t> unsigned_param(const httplib::Request& req, httplib::Res
   return value;
 }
 
-void unknown_stream(httplib::Response& res, const std::string& id) {
-  send_error(res, 404, fmt::format("unknown stream '{}'", id),
-             fmt::format("GET {}/streams lists the streams that have results", kApiPrefix),
-             {{"stream_id", id}});
-}
-
 // Counts a waiting long-poll for as long as it lives; empty when the limit is reached.
 class LongPollSlot {
  public:
@@ -299,7 +293,7 @@ void Api::detections(const httplib::Request& req, httplib::Response& res) {
   const std::string id = req.matches[1];
   if (!check_params(req, res, {"since", "wait"}) || !wait_needs_since(req, res)) return;
   const auto latest = results_.latest(id);
-  if (!latest) return unknown_stream(res, id);
+  if (!latest) return no_results(res, id);
   if (!req.has_param("since")) {
     send_json(res, 200,
               {{"stream_id", id},
@@ -324,6 +318,30 @@ void Api::detections(const httplib::Request& req, httplib::Response& res) {
              {"results", list},
              {"next_since", got->empty() ? *since : got->back().seq},
              {"missed", missed}});
+}
+
+// A stream without results: 503 with what it is doing when the service knows it (the model is
+// loading, the camera is reconnecting), else 404.
+void Api::no_results(httplib::Response& res, const std::string& id) {
+  if (options_.stream_status) {
+    if (const std::optional<StreamStatus> status = options_.stream_status(id)) {
+      if (status->transient) res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+      send_error(
+          res, 503,
+          fmt::format("stream '{}' has no results yet: {}{}", id, status->state,
+                      status->detail.empty() ? "" : " (" + status->detail + ")"),
+          status->transient
+              ? fmt::format("retry in a moment; GET {}/health tells when it is ready", kApiPrefix)
+              : fmt::format("see the stream's last_error in GET {}/streams and fix its "
+                            "configuration or source",
+                            kApiPrefix),
+          {{"stream_id", id}, {"state", status->state}, {"detail", status->detail}});
+      return;
+    }
+  }
+  send_error(res, 404, fmt::format("unknown stream '{}'", id),
+             fmt::format("GET {}/streams lists the streams that have results", kApiPrefix),
+             {{"stream_id", id}});
 }
 
 // Streams without analytics are 404 on both analytics endpoints, with what to configure.
@@ -388,7 +406,7 @@ void Api::snapshot(const httplib::Request& req, httplib::Response& res) {
   }
   const auto bytes = snapshots_->jpeg(id);
   if (!bytes) {
-    if (!results_.has_stream(id)) return unknown_stream(res, id);
+    if (!results_.has_stream(id)) return no_results(res, id);
     send_error(res, 404, fmt::format("no frame is kept for stream '{}'", id),
                "a snapshot appears once the stream's producer hands over a frame; retry later",
                {{"stream_id", id}});

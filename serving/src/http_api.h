@@ -56,6 +56,7 @@ class Api {
                                         const std::string& id, uint64_t latest_seq, uint64_t since,
                                         WaitSince wait_since, ShutDown shut_down);
   bool has_analytics(httplib::Response& res, const std::string& id);
+  void no_results(httplib::Response& res, const std::string& id);
 
   const HttpServerOptions& options_;
   ResultsStore& results_;

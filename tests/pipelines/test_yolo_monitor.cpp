@@ -30,6 +30,7 @@
 #include "mqtt_test_subscriber.h"
 #include "rtsp_test_server.h"
 #include "run_command.h"
+#include "slow_model.h"
 #include "trained_shapes_model.h"
 
 namespace fs = std::filesystem;
@@ -619,4 +620,85 @@ TEST(YoloMonitor, FourCamerasPublishToMqttThroughABrokerRestart) {
       "published through a broker restart: %zu events and %zu results expected, %zu "
       "messages received\n",
       events_total, results_total, messages);
+}
+
+// While a stream's model loads (seconds on a busy box), the service answers and says so: /health
+// has state "loading model" (and ready false), the stream lists activity "loading model", and its
+// detections answer 503 with that state and Retry-After instead of "unknown stream"; then
+// everything turns ready.
+TEST(YoloMonitor, HealthSaysWhatTheServiceDoesWhileTheModelLoads) {
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-monitor-slow-model";
+  fs::remove_all(dir);
+  std::string export_log;
+  const fs::path model = yolo::testing::export_slow_model(YOLO_TRAINER_BIN, dir, &export_log);
+  ASSERT_FALSE(model.empty()) << export_log;
+  auto video_options = yolo::testing::shapes_options(dir / "video");
+  video_options.train_images = video_options.val_images = 0;
+  const fs::path video = yolo::synth::generate_synthetic_dataset(video_options).video;
+  if (video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+
+  const int http_port = yolo::testing::free_port();
+  const fs::path config = dir / "monitor.yaml";
+  std::ofstream(config) << "model: " << model.string() << "\ndevice: cpu\n"
+                        << "http: {bind: 127.0.0.1, port: " << http_port << "}\n"
+                        << "state_file: \"\"\n"
+                        << "supervision: {start_timeout: 120s}\n"
+                        << "streams:\n  - id: cam\n    uri: " << video.string() << "\n";
+  MonitorProcess monitor(config, dir / "monitor.log");
+  ASSERT_TRUE(monitor.started());
+  httplib::Client client("127.0.0.1", http_port);
+  client.set_connection_timeout(0, 200000);
+
+  json health_while_loading, stream_while_loading, detections_while_loading;
+  std::string retry_after;
+  int detections_status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 180s;
+  bool ready = false;
+  while (!ready && std::chrono::steady_clock::now() < deadline) {
+    if (auto r = client.Get("/api/v1/health"); r && r->status == 200) {
+      const json health = json::parse(r->body);
+      if (health["state"] == "loading model" && health_while_loading.is_null()) {
+        health_while_loading = health;
+        if (auto s = client.Get("/api/v1/streams"); s && s->status == 200)
+          stream_while_loading = json::parse(s->body)["streams"].at(0);
+        if (auto d = client.Get("/api/v1/streams/cam/detections")) {
+          detections_status = d->status;
+          retry_after = d->get_header_value("Retry-After");
+          detections_while_loading = json::parse(d->body, nullptr, false);
+        }
+      }
+      ready = health["state"] == "ready";
+      if (ready) {
+        EXPECT_TRUE(health["ready"].get<bool>()) << health;
+        EXPECT_EQ(health["streams"]["running"], 1) << health;
+      }
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(ready) << monitor.log();
+  ASSERT_FALSE(health_while_loading.is_null()) << "/health never said 'loading model'\n"
+                                               << monitor.log();
+  EXPECT_FALSE(health_while_loading["ready"].get<bool>()) << health_while_loading;
+  EXPECT_EQ(health_while_loading["streams"]["starting"], 1) << health_while_loading;
+  EXPECT_EQ(stream_while_loading.value("activity", ""), "loading model") << stream_while_loading;
+  EXPECT_EQ(stream_while_loading.value("state", ""), "starting") << stream_while_loading;
+  EXPECT_EQ(detections_status, 503) << detections_while_loading;
+  EXPECT_EQ(retry_after, "1");
+  ASSERT_TRUE(detections_while_loading.is_object());
+  EXPECT_EQ(detections_while_loading["state"], "loading model") << detections_while_loading;
+  EXPECT_NE(detections_while_loading["detail"].get<std::string>().find(model.filename().string()),
+            std::string::npos)
+      << detections_while_loading;
+  // Running: the activity is gone and the detections are served.
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto d = client.Get("/api/v1/streams/cam/detections");
+        return d && d->status == 200;
+      },
+      30s));
+  auto s = client.Get("/api/v1/streams");
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(json::parse(s->body)["streams"].at(0)["activity"].is_null()) << s->body;
+  monitor.signal(SIGTERM);
+  EXPECT_EQ(monitor.wait_exit(30s), 0) << monitor.log();
 }

@@ -22,6 +22,7 @@
 #include "raw_http.h"
 #include "yolo/serving/http_server.h"
 #include "yolo/serving/metrics_registry.h"
+#include "yolo/serving/readiness_board.h"
 #include "yolo/serving/results_store.h"
 #include "yolo/serving/runtime_metrics.h"
 #include "yolo/serving/snapshot_store.h"
@@ -108,6 +109,66 @@ TEST_F(HttpServerTest, HealthOnAChosenPort) {
   // A second server gets another port.
   yolo::HttpServer other(local_options(), store_);
   EXPECT_NE(other.port(), server_->port());
+}
+
+// While a service starts, /health says how far each stream is (the least ready one decides),
+// and a known stream without results answers 503 with its state instead of 404: Retry-After while
+// the state is transient, none when it needs a person. Unknown streams stay 404.
+TEST_F(HttpServerTest, StartUpStatesOnHealthAndEmptyStreams) {
+  yolo::ReadinessBoard board;
+  yolo::HttpServerOptions o = local_options();
+  o.health_details = [&] { return board.to_json(); };
+  o.stream_status = [&](const std::string& id) -> std::optional<yolo::StreamStatus> {
+    if (id == "broken") return yolo::StreamStatus{"failed", "camera refused", false};
+    const auto r = board.of(id);
+    if (!r) return std::nullopt;
+    return yolo::StreamStatus{yolo::to_string(r->state), r->detail, true};
+  };
+  start(o);
+
+  json health = get_json("/api/v1/health", 200);
+  EXPECT_EQ(health["status"], "ok");
+  EXPECT_EQ(health["state"], "starting") << health;  // bound, nothing registered yet
+  EXPECT_FALSE(health["ready"].get<bool>());
+
+  board.set("cam1", yolo::Readiness::kLoadingModel, "'best.pt' on cpu");
+  board.set("cam2", yolo::Readiness::kReady);
+  health = get_json("/api/v1/health", 200);
+  EXPECT_EQ(health["state"], "loading model") << health;
+  EXPECT_FALSE(health["ready"].get<bool>());
+  EXPECT_EQ(health["streams"]["cam1"]["detail"], "'best.pt' on cpu");
+  EXPECT_EQ(health["streams"]["cam2"]["state"], "ready");
+
+  auto res = client().Get("/api/v1/streams/cam1/detections");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+  EXPECT_EQ(res->get_header_value("Retry-After"), "1");
+  json why = get_json("/api/v1/streams/cam1/detections", 503);
+  EXPECT_EQ(why["state"], "loading model");
+  EXPECT_EQ(why["stream_id"], "cam1");
+  EXPECT_NE(why["error"].get<std::string>().find("loading model ('best.pt' on cpu)"),
+            std::string::npos)
+      << why;
+  EXPECT_EQ(get_json("/api/v1/streams/cam1/snapshot.jpg", 503)["state"], "loading model");
+
+  // Failed for good: 503 without Retry-After, pointing at the stream's error.
+  res = client().Get("/api/v1/streams/broken/detections");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+  EXPECT_FALSE(res->has_header("Retry-After"));
+  EXPECT_EQ(get_json("/api/v1/streams/broken/detections", 503)["detail"], "camera refused");
+  // Nobody knows it: 404.
+  EXPECT_EQ(get_json("/api/v1/streams/nobody/detections", 404)["stream_id"], "nobody");
+
+  // Every stream ready: so is the service; a stream with results answers them.
+  board.set("cam1", yolo::Readiness::kReady);
+  store_.publish(result("cam1", 0));
+  health = get_json("/api/v1/health", 200);
+  EXPECT_EQ(health["state"], "ready");
+  EXPECT_TRUE(health["ready"].get<bool>());
+  EXPECT_EQ(get_json("/api/v1/streams/cam1/detections", 200)["stream_id"], "cam1");
+  board.remove("cam2");
+  EXPECT_EQ(get_json("/api/v1/health", 200)["streams"].size(), 1u);
 }
 
 // /streams lists every stream with its latest seq and whether a snapshot is kept.

@@ -51,7 +51,7 @@ int run(const std::vector<std::string>& args) {
     if (key == "cfg" && !value.empty()) cfg.apply_file(value);
   }
   cfg.apply_text_overrides(cmd.overrides);
-  log::init(log::level_from_verbose(cfg.get_bool("verbose")));
+  log::init();
   apply_thread_setting(static_cast<int>(cfg.get_int("threads")));
 
   if (cmd.mode == "checks") {

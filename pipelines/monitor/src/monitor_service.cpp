@@ -11,6 +11,7 @@
 #include "yolo/monitor/jsonl_writer.h"
 #include "yolo/monitor/monitor_metrics.h"
 #include "yolo/monitor/result_sink.h"
+#include "yolo/monitor/service_readiness.h"
 #include "yolo/monitor/snapshot_archive.h"
 #include "yolo/monitor/stream_state_file.h"
 #include "yolo/serving/events_store.h"
@@ -113,11 +114,14 @@ MonitorService::MonitorService(MonitorConfig config, InferenceFragment inference
   s.stream_metrics = std::make_unique<MonitorMetrics>(s.metrics, *s.manager);
   // Serving first: if the address is taken, no stream has started.
   HttpServerOptions http = http_options(c);
-  if (s.mqtt) {
-    http.health_details = [mqtt = s.mqtt.get()] {
-      return nlohmann::json{{"mqtt", mqtt->health()}};
-    };
-  }
+  http.health_details = [manager = s.manager.get(), mqtt = s.mqtt.get()] {
+    nlohmann::json details = service_readiness(*manager);
+    if (mqtt) details["mqtt"] = mqtt->health();
+    return details;
+  };
+  http.stream_status = [manager = s.manager.get()](const std::string& id) {
+    return stream_status(*manager, id);
+  };
   s.http = std::make_unique<HttpServer>(http, s.results, &s.snapshots, &s.metrics, s.manager.get(),
                                         &s.events);
   s.manager->start(c.streams);

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "yolo/gst/detection_meta.h"
 #include "yolo/media/gst_handles.h"
 #include "yolo/monitor/pipeline_description.h"
 
@@ -108,12 +109,14 @@ nlohmann::json to_json(const StreamStats& s) {
                       {"retries", s.retries},
                       {"failures_in_a_row", s.failures_in_a_row},
                       {"last_error", nullptr},
+                      {"activity", nullptr},
                       {"frames", s.frames},
                       {"source_frames", s.source_frames},
                       {"fps", s.fps},
                       {"last_frame_age_s", nullptr},
                       {"next_attempt_in_s", nullptr}};
   if (!s.last_error.empty()) j["last_error"] = s.last_error;
+  if (!s.activity.empty()) j["activity"] = s.activity;
   if (s.last_frame_age) j["last_frame_age_s"] = seconds(*s.last_frame_age);
   if (s.next_attempt_in) j["next_attempt_in_s"] = seconds(*s.next_attempt_in);
   return j;
@@ -142,6 +145,21 @@ struct StreamSupervisor::Impl {
   // --- any thread ---
   void set_state(StreamState s, const std::string& reason);
 
+  // The `yolo` element's start-up messages arrive while gst_element_set_state() is still loading
+  // the model on this thread, so they are read as they are posted, not from the bus watch.
+  static GstBusSyncReply sync_cb(GstBus*, GstMessage* m, gpointer self) {
+    const GstStructure* s = gst_message_get_structure(m);
+    if (GST_MESSAGE_TYPE(m) != GST_MESSAGE_ELEMENT || !s ||
+        !gst_structure_has_name(s, gst::kStatusMessage))
+      return GST_BUS_PASS;
+    auto* impl = static_cast<Impl*>(self);
+    const char* state = gst_structure_get_string(s, "state");
+    const char* detail = gst_structure_get_string(s, "detail");
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    impl->activity = state ? state : "";
+    impl->activity_detail = detail ? detail : "";
+    return GST_BUS_DROP;
+  }
   static gboolean bus_cb(GstBus*, GstMessage* m, gpointer self) {
     return static_cast<Impl*>(self)->on_bus_message(m) ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
   }
@@ -186,6 +204,7 @@ struct StreamSupervisor::Impl {
   std::uint64_t source_frames = 0;  // into the leaky queue, when the pipeline has one
   std::optional<Clock::time_point> last_source_frame;
   bool attempt_has_frame = false;
+  std::string activity, activity_detail;  // the attempt's start-up, until its first frame
   std::optional<Clock::time_point> last_frame;
   std::optional<Clock::time_point> next_attempt;
   Clock::time_point fps_window_start;
@@ -235,6 +254,8 @@ void StreamSupervisor::Impl::build() {
   {
     std::lock_guard<std::mutex> lock(mutex);
     attempt_has_frame = false;
+    activity.clear();
+    activity_detail.clear();
     next_attempt.reset();
   }
   GError* error = nullptr;
@@ -268,6 +289,7 @@ void StreamSupervisor::Impl::build() {
   gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &sink_callbacks, this, nullptr);
 
   media::GstBusPtr bus(gst_element_get_bus(element.get()));
+  gst_bus_set_sync_handler(bus.get(), &Impl::sync_cb, this, nullptr);
   bus_source.reset(gst_bus_create_watch(bus.get()));
   g_source_set_callback(bus_source.get(), G_SOURCE_FUNC(&Impl::bus_cb), this, nullptr);
   g_source_attach(bus_source.get(), context.get());
@@ -421,7 +443,11 @@ void StreamSupervisor::Impl::on_frame(GstSample* sample) {
     std::lock_guard<std::mutex> lock(mutex);
     first = !attempt_has_frame;
     attempt_has_frame = true;
-    if (first) failures_in_a_row = 0;
+    if (first) {
+      failures_in_a_row = 0;
+      activity.clear();
+      activity_detail.clear();
+    }
     ++frames;
     last_frame = now;
     if (fps_window_frames == 0 && fps_window_start == Clock::time_point()) fps_window_start = now;
@@ -498,6 +524,10 @@ StreamStats StreamSupervisor::stats() const {
   s.retries = impl_->retries;
   s.failures_in_a_row = impl_->failures_in_a_row;
   s.last_error = impl_->last_error;
+  if (!impl_->attempt_has_frame) {
+    s.activity = impl_->activity;
+    s.activity_detail = impl_->activity_detail;
+  }
   s.frames = impl_->frames;
   s.source_frames = impl_->source_frames;
   if (impl_->last_frame) {

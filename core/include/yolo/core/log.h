@@ -5,15 +5,23 @@
 
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <string_view>
 
 namespace yolo::log {
 
+// The environment variable that sets the log level of every program: YOLO_LOG_LEVEL=debug shows
+// the DEBUG lines (files written, HTTP requests, engine details) that are hidden by default, as
+// Ultralytics' console hides its debug output. `verbose=` does not change the level: like
+// Ultralytics', it decides what a mode reports (per-image lines, per-class tables).
+inline constexpr const char* kLevelVariable = "YOLO_LOG_LEVEL";
+
 // Installs the product's default logger (plain lines, "WARNING:"/"ERROR:" prefixes, colour on a
-// terminal) with the given level. Safe to call more than once.
+// terminal) with the given level, or the level YOLO_LOG_LEVEL names. Safe to call more than once.
 void init(spdlog::level::level_enum level = spdlog::level::info);
 
-// Maps the `verbose=` key: true -> debug, false -> info. Also accepts level names for `log_level`.
-spdlog::level::level_enum level_from_verbose(bool verbose);
+// The level YOLO_LOG_LEVEL names (trace, debug, info, warning/warn, error, off); nullopt when it
+// is unset or empty, and when it names no level (with a warning on stderr).
+std::optional<spdlog::level::level_enum> level_from_environment();
 
 }  // namespace yolo::log

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace yolo {
@@ -37,6 +38,15 @@ class MetricsRegistry;
 class ResultsStore;
 class SnapshotStore;
 class StreamControl;
+
+// What a stream that has no results yet is doing, so that its detections and snapshot endpoints
+// can say why they are empty instead of "unknown stream".
+struct StreamStatus {
+  std::string state;      // "loading model", "starting", "reconnecting", "failed", ...
+  std::string detail;     // in words: the model being loaded, the last error; may be empty
+  bool transient = true;  // it comes right by itself (503 with Retry-After); false: it needs a
+                          // person (503 without Retry-After)
+};
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";  // address to bind; "0.0.0.0" serves every interface
@@ -66,6 +76,10 @@ struct HttpServerOptions {
   // Set: GET /health adds what it returns (a JSON object, e.g. the MQTT connection's state) to
   // its answer. Called on a worker thread; must be quick and must not throw.
   std::function<nlohmann::json()> health_details;
+  // Set: for a stream that has no results yet, what it is doing, or nullopt when the service does
+  // not know the stream. Its detections and snapshot endpoints then answer 503 with the state
+  // instead of 404. Called on a worker thread; must be quick and must not throw.
+  std::function<std::optional<StreamStatus>(const std::string& stream_id)> stream_status;
 };
 
 class HttpServer {

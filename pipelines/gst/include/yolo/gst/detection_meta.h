@@ -32,6 +32,12 @@
 //   GST_CLOCK_TIME_NONE if unknown), width, height (int), detections (GstValueList of
 //   "detection" structures with x1, y1, x2, y2 (double, frame pixels), confidence, class-id,
 //   label).
+//
+// Message (GST_MESSAGE_ELEMENT from the `yolo` element), structure "yolo-status", as the element
+// starts: stream-id (string), state ("starting" with http-port, "loading model", "waiting for
+// frames"), detail (string: the model and device while loading, the model's label after). Posted
+// from the thread that changes the state, so an application reads it with a bus sync handler
+// while the state change (the model load) is still running.
 #pragma once
 
 #include <gst/gst.h>
@@ -50,6 +56,7 @@ inline constexpr const char* kDetectionParams = "detection";
 inline constexpr const char* kTrackingParams = "tracking";
 inline constexpr const char* kInferenceMeta = "YoloInferenceMeta";
 inline constexpr const char* kDetectionsMessage = "yolo-detections";
+inline constexpr const char* kStatusMessage = "yolo-status";
 
 // The detections as their ROI metas carry them: boxes rounded outwards to whole pixels and
 // clipped to the frame. What `draw=true` draws, so that it equals yolooverlay on the metas.

@@ -58,7 +58,10 @@ struct StreamStats {
   std::uint64_t retries = 0;  // rebuilds since start()
   int failures_in_a_row = 0;  // failed attempts since the last one that delivered a frame
   std::string last_error;     // why the last attempt failed; empty if none has
-  std::uint64_t frames = 0;   // frames delivered since start(), over every attempt
+  // Until the attempt's first frame: what the `yolo` element reported of its start-up ("loading
+  // model", "waiting for frames") and its detail (the model); empty otherwise.
+  std::string activity, activity_detail;
+  std::uint64_t frames = 0;  // frames delivered since start(), over every attempt
   // Frames that entered the leaky queue (kLeakyQueueName) since start(): more than `frames`
   // when the model is slower than the camera (the queue drops the rest). 0 without the queue.
   std::uint64_t source_frames = 0;
@@ -66,7 +69,8 @@ struct StreamStats {
   std::optional<std::chrono::milliseconds> last_frame_age;   // none before the first frame
   std::optional<std::chrono::milliseconds> next_attempt_in;  // while waiting to rebuild
 };
-// {"state": "running", "retries": 0, "failures_in_a_row": 0, "last_error": null, "frames": 12,
+// {"state": "running", "retries": 0, "failures_in_a_row": 0, "last_error": null,
+//  "activity": null, "frames": 12,
 //  "source_frames": 14, "fps": 14.9, "last_frame_age_s": 0.04, "next_attempt_in_s": null}
 nlohmann::json to_json(const StreamStats& stats);
 
