@@ -29,13 +29,24 @@ endfunction()
 # torch/torch.h) costs 3.7 s per translation unit, more than most such files take to compile.
 # A file listed wrongly still builds, only slower; tools/pch_audit.py checks the lists against
 # what each file really includes.
+# With YOLO_UNITY_BUILD, the sources that do include LibTorch compile in batches of
+# YOLO_UNITY_BATCH (one translation unit each), so the PCH is loaded and torch's inline templates
+# are instantiated once per batch instead of once per file; the WITHOUT_TORCH sources stay apart.
+# Tests keep one unit per file (NO_UNITY): a failure should point at its own file.
 function(yolo_torch_target target)
-  cmake_parse_arguments(T "" "" "WITHOUT_TORCH" ${ARGN})
+  cmake_parse_arguments(T "NO_UNITY" "" "WITHOUT_TORCH" ${ARGN})
   yolo_set_warnings(${target})
   if(YOLO_USE_PCH)
     target_precompile_headers(${target} REUSE_FROM yolo_torch_pch)
     if(T_WITHOUT_TORCH)
       set_source_files_properties(${T_WITHOUT_TORCH} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+    endif()
+  endif()
+  if(YOLO_UNITY_BUILD AND NOT T_NO_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                                               UNITY_BUILD_BATCH_SIZE ${YOLO_UNITY_BATCH})
+    if(T_WITHOUT_TORCH)
+      set_source_files_properties(${T_WITHOUT_TORCH} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
     endif()
   endif()
 endfunction()
@@ -54,7 +65,7 @@ function(yolo_add_test)
   if(T_NO_TORCH)
     yolo_set_warnings(${T_NAME})
   else()
-    yolo_torch_target(${T_NAME})
+    yolo_torch_target(${T_NAME} NO_UNITY)
   endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
