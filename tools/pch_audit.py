@@ -9,6 +9,8 @@ build's compile_commands.json without the PCH (gcc -M) and reports both kinds of
 
     tools/pch_audit.py [BUILD_DIR] [--match SUBSTRING]
 
+Run it on a build configured with -DYOLO_UNITY_BUILD=OFF: with unity batches, the sources that
+are not listed come as Unity/unity_N_cxx.cxx units, and a file listed wrongly hides in its batch.
 Exit status 1 when a mismatch is found. Takes about two minutes for the product's sources on two
 cores (each file is preprocessed once).
 """

@@ -313,6 +313,9 @@ void StreamSupervisor::Impl::teardown() {
   if (!pipeline) return;
   // Setting NULL stops and joins every streaming thread, so no appsink callback runs afterwards.
   gst_element_set_state(pipeline.get(), GST_STATE_NULL);
+  // The bus may outlive the pipeline (a message holding it): it must not call back into this.
+  media::GstBusPtr bus(gst_element_get_bus(pipeline.get()));
+  gst_bus_set_sync_handler(bus.get(), nullptr, nullptr, nullptr);
   bus_source.reset();
   pipeline.reset();
 }
