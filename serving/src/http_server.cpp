@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -140,6 +141,39 @@ httplib::Server::HandlerWithContentReader with_body(
   };
 }
 
+// When this worker began waiting for its current request: the connection's start, then the end
+// of each response on it. httplib answers a header line over its 8 KiB limit and headers that
+// stop coming with the same bare 400; the time waited tells them apart (431 / 408). Per worker
+// thread because httplib serves a connection on one worker from its first byte to its close.
+thread_local std::chrono::steady_clock::time_point t_request_wait_start;
+
+class RequestClockPool : public http::ElasticThreadPool {
+ public:
+  using ElasticThreadPool::ElasticThreadPool;
+  void enqueue(std::function<void()> job) override {
+    ElasticThreadPool::enqueue([job = std::move(job)] {
+      t_request_wait_start = std::chrono::steady_clock::now();
+      job();
+    });
+  }
+};
+
+// RFC 9110 5.6.2: a method is a token.
+bool is_token(const std::string& text) {
+  static const std::string kSymbols = "!#$%&'*+-.^_`|~";
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) || kSymbols.find(static_cast<char>(c)) != std::string::npos;
+  });
+}
+
+// The methods httplib routes to handlers; every path answers them (405 where not served).
+bool is_routed_method(const std::string& method) {
+  for (const char* m : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
+    if (method == m) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 struct HttpServer::Impl {
@@ -154,6 +188,7 @@ struct HttpServer::Impl {
   void configure_metrics();
   HandlerResponse check_token(const Request& req, Response& res) const;
   void other_method(const Request& req, Response& res) const;
+  void refused_request(const Request& req, Response& res) const;
   HandlerResponse error_to_json(const Request& req, Response& res) const;
   void not_found(const Request& req, Response& res) const;
   void bind();
@@ -178,7 +213,7 @@ struct HttpServer::Impl {
 void HttpServer::Impl::configure() {
   // httplib owns the task queue this factory returns (its API takes a raw pointer).
   server.new_task_queue = [n = options.threads, max = options.max_threads] {
-    return new http::ElasticThreadPool(n, max);
+    return new RequestClockPool(n, max);
   };
   server.set_read_timeout(options.read_timeout);
   server.set_write_timeout(options.write_timeout);
@@ -248,6 +283,7 @@ void HttpServer::Impl::configure_metrics() {
     });
   }
   server.set_logger([this](const Request& req, const Response& res) {
+    t_request_wait_start = std::chrono::steady_clock::now();  // the next request's wait begins
     spdlog::debug("http: {} {} -> {}", req.method, req.path, res.status);
     if (metrics) metrics->add(metric_names::kHttpRequests, {std::to_string(res.status)});
   });
@@ -316,14 +352,55 @@ HandlerResponse HttpServer::Impl::error_to_json(const Request& req, Response& re
       http::send_error(res, 414, "request URI too long", "shorten the path and query");
       break;
     case 400:
-      http::send_error(res, 400, "malformed HTTP request",
-                       "send an HTTP/1.1 request such as 'GET /api/v1/health HTTP/1.1'");
+      refused_request(req, res);
       break;
     default:
       http::send_error(res, res.status, fmt::format("HTTP error {}", res.status),
                        "see docs/http-api.md");
   }
   return HandlerResponse::Handled;
+}
+
+// httplib answers a bare 400 for everything it refuses before a handler runs. What it parsed of
+// the request line tells the kinds apart, each answered as RFC 9110 (section 15) names it.
+void HttpServer::Impl::refused_request(const Request& req, Response& res) const {
+  const std::string& method = req.method;
+  if (!is_token(method) || req.target.empty() || req.version.rfind("HTTP/", 0) != 0) {
+    http::send_error(res, 400, "malformed HTTP request",
+                     "send an HTTP/1.1 request such as 'GET /api/v1/health HTTP/1.1'");
+    return;
+  }
+  if (req.version != "HTTP/1.1" && req.version != "HTTP/1.0") {
+    http::send_error(res, 505, fmt::format("HTTP version {} is not supported", req.version),
+                     "send HTTP/1.1 (or HTTP/1.0) requests", {{"version", req.version}});
+    return;
+  }
+  // Known to HTTP, served by no resource here: 405 with the resource's Allow (404 off the API).
+  if (method == "TRACE" || method == "CONNECT") return other_method(req, res);
+  if (!is_routed_method(method)) {
+    http::send_error(res, 501, fmt::format("method {} is not implemented", method),
+                     "this server answers GET and HEAD (POST and DELETE on /api/v1/streams where "
+                     "streams can be added); see docs/http-api.md",
+                     {{"method", method}});
+    return;
+  }
+  if (declares_body(req)) {  // httplib could not read the body it declares
+    http::send_error(res, 400, "malformed request body",
+                     "send a body of exactly Content-Length bytes, or valid chunked encoding");
+    return;
+  }
+  // The request line was read and its headers were not: they stopped coming, or one line was
+  // longer than httplib reads (8 KiB).
+  const auto waited = std::chrono::steady_clock::now() - t_request_wait_start;
+  if (waited >= options.read_timeout) {
+    http::send_error(res, 408,
+                     fmt::format("the request's headers did not arrive within {} ms",
+                                 options.read_timeout.count()),
+                     "send the whole request, ending its headers with an empty line");
+    return;
+  }
+  http::send_error(res, 431, "request header fields too large",
+                   "keep each header line under 8 KiB (a long token or cookie is the usual cause)");
 }
 
 void HttpServer::Impl::not_found(const Request& req, Response& res) const {

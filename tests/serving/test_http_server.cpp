@@ -599,6 +599,68 @@ TEST_F(HttpServerTest, BadRequestsDoNotTakeTheServerDown) {
   get_json("/api/v1/health", 200);
 }
 
+// Status codes as RFC 9110 defines them for what httplib refuses before any handler runs: a
+// known method that no resource here serves is 405 with Allow (404 off the API), a method the
+// server does not know is 501, a header too large is 431, a request whose headers do not arrive
+// within the read timeout is 408. Each answer is JSON, and the server keeps serving.
+TEST_F(HttpServerTest, MethodAndHeaderRefusalsFollowRfc9110) {
+  auto o = local_options();
+  o.read_timeout = 1s;  // for the stalled request below
+  start(o);
+  const int port = server_->port();
+  const auto status_of = [](const std::string& reply) {
+    return reply.size() >= 12 ? reply.substr(9, 3) : reply;
+  };
+  const auto body_of = [](const std::string& reply) {
+    const auto at = reply.find("\r\n\r\n");
+    return at == std::string::npos ? json() : json::parse(reply.substr(at + 4), nullptr, false);
+  };
+  for (const char* method : {"TRACE", "CONNECT"}) {
+    const std::string reply = yolo::testing::raw_exchange(
+        port, std::string(method) + " /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(status_of(reply), "405") << reply;
+    EXPECT_NE(reply.find("\r\nAllow: GET, HEAD\r\n"), std::string::npos) << reply;
+    EXPECT_EQ(body_of(reply).value("allowed_methods", json::array()), json({"GET", "HEAD"}))
+        << reply;
+    const std::string elsewhere = yolo::testing::raw_exchange(
+        port, std::string(method) + " /elsewhere HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(status_of(elsewhere), "404") << elsewhere;
+  }
+  for (const char* method : {"PROPFIND", "FOO", "BREW"}) {
+    const std::string reply = yolo::testing::raw_exchange(
+        port, std::string(method) + " /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(status_of(reply), "501") << reply;
+    const json body = body_of(reply);
+    EXPECT_NE(body.value("error", "").find(method), std::string::npos) << reply;
+    EXPECT_EQ(body.value("method", ""), method) << reply;
+  }
+  // Not a method at all (no request line of three parts): still a malformed request.
+  EXPECT_EQ(status_of(yolo::testing::raw_exchange(port, "GARBAGE\r\n\r\n")), "400");
+  EXPECT_EQ(status_of(yolo::testing::raw_exchange(port, "G(T / HTTP/1.1\r\n\r\n")), "400");
+  // A version other than HTTP/1.x is 505; HTTP/1.0 is served.
+  const std::string http2 =
+      yolo::testing::raw_exchange(port, "GET /api/v1/health HTTP/2.0\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(status_of(http2), "505") << http2;
+  EXPECT_EQ(body_of(http2).value("version", ""), "HTTP/2.0") << http2;
+  EXPECT_EQ(status_of(yolo::testing::raw_exchange(port, "GET /api/v1/health HTTP/1.0\r\n\r\n")),
+            "200");
+
+  // One header of 100 KB (httplib reads at most 8 KiB per header line).
+  const std::string big = yolo::testing::raw_exchange(
+      port,
+      "GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(100000, 'a') + "\r\n\r\n");
+  EXPECT_EQ(status_of(big), "431") << big.substr(0, 300);
+  EXPECT_NE(body_of(big).value("error", "").find("header"), std::string::npos) << big;
+
+  // Headers that stop half-way: the read timeout answers 408, not 431.
+  yolo::testing::RawConnection stalled(port);
+  ASSERT_TRUE(stalled.send("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n"));
+  const std::string timed_out = stalled.receive(10);
+  EXPECT_EQ(status_of(timed_out), "408") << timed_out;
+
+  get_json("/api/v1/health", 200);
+}
+
 // Clients that send half a request hold a worker each until the read timeout; with a fixed pool of
 // 8 workers, 40 of them kept /health waiting for ~20 s. Workers are added for them instead, so
 // /health and a normal client are answered while all 40 still hang.

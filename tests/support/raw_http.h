@@ -80,6 +80,20 @@ class RawConnection {
     return fd_ >= 0 && ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
                            static_cast<ssize_t>(bytes.size());
   }
+  // What the server sends until it closes the connection or `timeout_s` passes.
+  std::string receive(int timeout_s) const {
+    std::string reply;
+    if (fd_ < 0) return reply;
+    timeval timeout{timeout_s, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      reply.append(buf, static_cast<size_t>(n));
+    }
+    return reply;
+  }
   void close() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
