@@ -41,8 +41,15 @@ std::vector<std::string> closest_matches(std::string_view word,
     const bool prefix = word.size() >= 3 && (c.rfind(word, 0) == 0 || word.rfind(c, 0) == 0);
     if (d <= limit || prefix) scored.emplace_back(prefix ? std::min(d, limit) : d, c);
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  // Equally close: the one of the typed length first ("modle" is a swapped "model" more likely
+  // than a "mode" with a stray letter), then the candidates' order.
+  const auto length_gap = [&](const std::string& c) {
+    return c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+  };
+  std::stable_sort(scored.begin(), scored.end(), [&](const auto& x, const auto& y) {
+    if (x.first != y.first) return x.first < y.first;
+    return length_gap(x.second) < length_gap(y.second);
+  });
   std::vector<std::string> out;
   for (size_t i = 0; i < scored.size() && i < max; ++i) out.push_back(scored[i].second);
   return out;

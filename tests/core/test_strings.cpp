@@ -30,4 +30,9 @@ TEST(Strings, ClosestMatchesBestFirstWithinALimit) {
   EXPECT_TRUE(yolo::closest_matches("zzzzzz", keys, 3).empty());
   EXPECT_EQ(yolo::closest_matches("imgs", keys, 3).front(), "imgsz");
   EXPECT_EQ(yolo::closest_matches("imgsize", {"imgsz", "batch", "iou"}, 3).front(), "imgsz");
+  // One edit from both: the swap of the same length wins over the dropped letter, in any order.
+  EXPECT_EQ(yolo::closest_matches("modle", {"mode", "model"}, 3).front(), "model");
+  EXPECT_EQ(yolo::closest_matches("modle", {"model", "mode"}, 3).front(), "model");
+  EXPECT_EQ(yolo::closest_matches("--chek", {"--config", "--check", "--help"}, 3).front(),
+            "--check");
 }

@@ -37,6 +37,12 @@ yolo_add_test(NAME test_monitor_dashboard LABEL integration
   SOURCES ${_monitor_tests}/test_monitor_dashboard.cpp
   LIBS yolo_monitor_lib TIMEOUT 120)
 
+# yolo-monitor's command line typed wrong: unknown options named with the nearest valid one.
+yolo_add_test(NAME test_monitor_cli LABEL unit
+  SOURCES ${_monitor_tests}/test_monitor_cli.cpp NO_TORCH TIMEOUT 60)
+target_compile_definitions(test_monitor_cli PRIVATE YOLO_MONITOR_BIN="$<TARGET_FILE:yolo-monitor>")
+add_dependencies(test_monitor_cli yolo-monitor)
+
 # systemd/yolo-monitor.service: settings present; systemd-analyze verify when available.
 yolo_add_test(NAME test_monitor_systemd LABEL unit
   SOURCES ${_monitor_tests}/test_monitor_systemd.cpp

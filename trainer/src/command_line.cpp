@@ -69,7 +69,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
       throw ConfigError(fmt::format(
           "'{}' is not a valid mode or key{}. Usage: yolo-trainer [detect] MODE key=value ... with "
           "MODE one of {}; `yolo-trainer help` lists every key.",
-          arg, near.empty() ? "" : fmt::format(": did you mean '{}'?", near[0]),
+          arg, near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near[0]),
           fmt::join(known_modes(), ", ")));
     }
   }

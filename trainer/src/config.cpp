@@ -200,8 +200,8 @@ const KeySpec& Config::spec(std::string_view key) const {
   if (!s) {
     auto near = schema_->suggest(key);
     throw ConfigError(
-        fmt::format("'{}' is not a valid key{}. See all keys with `yolo-trainer help`.", key,
-                    near.empty() ? "" : fmt::format(": did you mean '{}'?", near[0])));
+        fmt::format("'{}' is not a valid key{}; see all keys with `yolo-trainer help`.", key,
+                    near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near[0])));
   }
   return *s;
 }

@@ -24,10 +24,12 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "yolo/core/error.h"
 #include "yolo/core/log.h"
 #include "yolo/core/stop_signal.h"
+#include "yolo/core/strings.h"
 #include "yolo/core/version.h"
 #include "yolo/monitor/inference_fragment.h"
 #include "yolo/monitor/model_check.h"
@@ -62,6 +64,23 @@ bool find_yolo_element() {
   return false;
 }
 
+// An argument the command line does not take, named, with the nearest valid option.
+std::string unknown_argument(const CLI::App& app, const std::string& arg) {
+  std::vector<std::string> options;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& name : o->get_lnames()) options.push_back("--" + name);
+  }
+  if (arg.size() < 2 || arg[0] != '-') {
+    return fmt::format("unexpected argument '{}': the configuration is given as --config {}", arg,
+                       arg);
+  }
+  const std::string name = arg.substr(0, arg.find('='));
+  const std::vector<std::string> near = yolo::closest_matches(name, options, 1);
+  return fmt::format("unknown option '{}'{}; the options are {} (yolo-monitor --help)", name,
+                     near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near[0]),
+                     fmt::join(options, ", "));
+}
+
 // What the signal thread asks of the main thread.
 struct Requests {
   std::mutex mutex;
@@ -76,16 +95,29 @@ int main(int argc, char** argv) {
   CLI::App app{"yolo-monitor: YOLO detection on cameras, results over HTTP (docs/monitor.md)"};
   std::string config_path;
   bool check_only = false;
-  app.add_option("-c,--config", config_path, "service configuration (YAML)")->required();
+  // Not required() and extras allowed: CLI11 would report "--config is required" for
+  // `--confg x.yaml`, the consequence of a typo instead of the typo; both are checked below.
+  app.add_option("-c,--config", config_path, "service configuration (YAML)");
   app.add_flag("--check", check_only, "validate the configuration and exit");
   app.set_version_flag("--version", std::string("yolo-monitor ") + yolo::kVersion);
+  app.allow_extras();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    return code == 0 ? 0 : yolo::kExitUsage;
   }
   yolo::log::init();
+  if (!app.remaining().empty()) {
+    spdlog::error("{}", unknown_argument(app, app.remaining().front()));
+    return yolo::kExitUsage;
+  }
+  if (config_path.empty()) {
+    spdlog::error(
+        "--config is required: yolo-monitor --config /etc/yolo-edge/monitor.yaml (config/"
+        "monitor.yaml is an example with every key; docs/monitor.md); --help lists the options");
+    return yolo::kExitUsage;
+  }
 
   yolo::monitor::MonitorConfig config;
   try {

@@ -16,7 +16,8 @@ std::string lower(std::string_view s);
 // (optimal string alignment), so "iuo" is one edit from "iou" and "epocs" one from "epochs".
 size_t edit_distance(std::string_view a, std::string_view b);
 
-// Candidates close enough to `word` to be a plausible typo, best first, at most `max`.
+// Candidates close enough to `word` to be a plausible typo, best first (fewest edits, then the
+// nearest in length), at most `max`.
 // "Close enough": distance <= max(1, len(word) / 3) + 1, or one is a prefix of the other (for
 // words of 3 or more characters).
 std::vector<std::string> closest_matches(std::string_view word,
