@@ -14,9 +14,11 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/strings.h"
 #include "yolo/core/version.h"
 #include "yolo/core/zip_integrity.h"
 
@@ -301,12 +303,42 @@ bool has_torch_archive_layout(const std::vector<std::string>& names) {
          }) != names.end();
 }
 
+// What to give instead of a model file that is not there. A bare Ultralytics release name
+// (yolo26n.pt, yolov8s.pt) is the usual case: Ultralytics downloads those on first use, and a
+// user coming from it expects the same.
+std::string missing_model_hint(const std::string& path) {
+  static const std::regex kRelease(R"(yolo(v?\d+)u?[nsmlx]?u?\.(pt|torchscript))",
+                                   std::regex::icase);
+  const fs::path p(path);
+  const std::string file = p.filename().string();
+  std::error_code ec;
+  const std::string cwd = fs::current_path(ec).string();
+  if (!p.has_parent_path() && std::regex_match(file, kRelease)) {
+    // The families this trainer builds from YAML; for the others, the newest one.
+    static const std::regex kBuildable(R"(yolo(v8|11|26)[nsmlx])");
+    const std::string stem = lower(p.stem().string());
+    return fmt::format(
+        "'{0}' is the name of an Ultralytics release, which Ultralytics downloads on first use; "
+        "yolo-edge downloads nothing. Give a model you trained (runs/.../weights/best.pt or "
+        "best.torchscript), train one from a model YAML (model={1}.yaml), or export Ultralytics' "
+        "weights on a machine with Python (yolo export model={0} format=torchscript) and give "
+        "the .torchscript file",
+        file, std::regex_match(stem, kBuildable) ? stem : "yolo26n");
+  }
+  return fmt::format(
+      "give a checkpoint (runs/.../weights/best.pt), a TorchScript export (.torchscript), or a "
+      "model YAML to train from (yolo26n.yaml); relative paths start at the working directory "
+      "({})",
+      cwd);
+}
+
 }  // namespace
 
 void check_torchscript_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
-    throw CheckpointError(fmt::format("model file '{}' does not exist", path));
+    throw CheckpointError(
+        fmt::format("model file '{}' does not exist: {}", path, missing_model_hint(path)));
   if (fs::is_directory(path, ec))
     throw CheckpointError(fmt::format("model '{}' is a folder, not a file", path));
   if (fs::file_size(path, ec) == 0)

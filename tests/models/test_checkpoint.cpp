@@ -215,7 +215,22 @@ TEST(Checkpoint, MetadataVariantsFromUltralytics) {
 
 TEST(Checkpoint, BadFilesGiveClearErrors) {
   const fs::path dir = temp_dir();
-  EXPECT_NE(load_error((dir / "missing.pt").string()).find("does not exist"), std::string::npos);
+  const std::string missing = load_error((dir / "missing.pt").string());
+  EXPECT_NE(missing.find("does not exist"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("best.pt"), std::string::npos) << "what to give instead: " << missing;
+  EXPECT_EQ(missing.find("Ultralytics release"), std::string::npos) << missing;
+  // Ultralytics' release names are downloaded by Ultralytics on first use; nothing is here. The
+  // message says so, whichever version, size or extension, and what to give instead.
+  for (const char* release : {"yolo26n.pt", "yolov8s.pt", "yolo11x.torchscript", "YOLOv5nu.pt",
+                              "yolov10m.pt", "yolo12l.pt"}) {
+    const std::string e = load_error(release);
+    EXPECT_NE(e.find("does not exist"), std::string::npos) << e;
+    EXPECT_NE(e.find("Ultralytics release"), std::string::npos) << e;
+    EXPECT_NE(e.find("downloads nothing"), std::string::npos) << e;
+    EXPECT_NE(e.find("format=torchscript"), std::string::npos) << e;
+  }
+  const std::string yaml_hint = load_error("yolo26n.pt");
+  EXPECT_NE(yaml_hint.find("model=yolo26n.yaml"), std::string::npos) << yaml_hint;
 
   write_bytes(dir / "empty.pt", "");
   EXPECT_NE(load_error((dir / "empty.pt").string()).find("empty"), std::string::npos);

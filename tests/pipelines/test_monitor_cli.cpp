@@ -58,3 +58,19 @@ TEST(MonitorCli, StrayArgumentsAndAMissingConfigSayWhatToType) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("yolo-monitor "), std::string::npos) << r.output;
 }
+
+// The shipped reference configuration is valid but for its model, a file the user provides: the
+// check says that file is missing (nothing is downloaded) and finds nothing else to fix.
+TEST(MonitorCli, ShippedReferenceConfigLacksOnlyItsModel) {
+  const auto r = monitor("--config " YOLO_SOURCE_DIR "/config/monitor.yaml --check");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  size_t errors = 0, about_the_model = 0;
+  for (size_t at = r.output.find("ERROR:"); at != std::string::npos;
+       at = r.output.find("ERROR:", at + 1)) {
+    ++errors;
+    const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    if (line.find("best.torchscript' does not exist") != std::string::npos) ++about_the_model;
+  }
+  EXPECT_GT(errors, 0u) << r.output;
+  EXPECT_EQ(about_the_model, errors) << r.output;
+}
