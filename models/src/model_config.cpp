@@ -8,6 +8,8 @@
 #include <regex>
 #include <sstream>
 
+#include "yolo/core/utf8.h"
+
 namespace yolo {
 
 // Generated from models/cfg/*.yaml by CMake: {"yolov8.yaml", text}, ...
@@ -165,6 +167,10 @@ ModelConfig load_model_config(const std::string& name_or_path, std::optional<int
     std::stringstream text;
     text << in.rdbuf();
     if (!in) throw ModelError(fmt::format("cannot read model YAML '{}'", name_or_path));
+    if (const auto bad = find_invalid_utf8(text.str())) {
+      throw ModelError(fmt::format("model YAML '{}' is not UTF-8 text: {}; save it as UTF-8",
+                                   name_or_path, describe(*bad)));
+    }
     ModelConfig cfg = parse_model_config(text.str(), name_or_path, scale, nc);
     cfg.name = stem;
     cfg.source = name_or_path;

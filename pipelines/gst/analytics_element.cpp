@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "debug.h"
 #include "yolo/analytics/analytics_json.h"
 #include "yolo/core/strings.h"
+#include "yolo/core/utf8.h"
 #include "yolo/gst/analytics_meta.h"
 #include "yolo/gst/detection_meta.h"
 
@@ -18,11 +21,18 @@ namespace yolo::gst {
 
 analytics::AnalyticsConfig load_stream_analytics(const std::string& path,
                                                  const std::string& stream_id) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in)
+    throw std::invalid_argument(path + ": cannot be read (check the config property's path)");
+  if (const auto bad = find_invalid_utf8(bytes.str())) {
+    throw std::invalid_argument(
+        fmt::format("{}: not UTF-8 text: {}; save it as UTF-8", path, describe(*bad)));
+  }
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw std::invalid_argument(path + ": cannot be read (check the config property's path)");
+    root = YAML::Load(bytes.str());
   } catch (const YAML::Exception& e) {
     throw std::invalid_argument(fmt::format("{}: malformed YAML: {}", path, e.msg));
   }

@@ -217,10 +217,12 @@ TEST(MonitorConfig, UnreadableDocuments) {
             std::string::npos);
   EXPECT_NE(problem_at(problems_of(""), "").find("empty"), std::string::npos);
   // Not UTF-8 (a Latin-1 editor): refused, since such an id could not be persisted or served.
-  EXPECT_NE(problem_at(problems_of("streams:\n  - {id: caf\xe9, uri: rtsp://x/y}\n"), "")
-                .find("the file is not UTF-8 text (invalid UTF-8 byte at index"),
+  // The message names the bad byte itself where an editor shows it (line 2, column 13).
+  const std::string latin1 =
+      problem_at(problems_of("streams:\n  - {id: caf\xe9, uri: rtsp://x/y}\n"), "");
+  EXPECT_NE(latin1.find("the file is not UTF-8 text: byte 0xE9 at line 2, column 13 (offset 21)"),
             std::string::npos)
-      << problem_at(problems_of("streams:\n  - {id: caf\xe9, uri: rtsp://x/y}\n"), "");
+      << latin1;
   EXPECT_NE(problem_at(problems_of("- a\n- b\n"), "").find("expected a mapping"),
             std::string::npos);
   try {

@@ -238,6 +238,12 @@ TEST(Config, BadCfgFilesAreClearErrors) {
   auto list = write_temp("yolo_cfg_list.yaml", "- a\n- b\n");
   e = error_of([&] { c.apply_file(list.string()); });
   EXPECT_NE(e.find("mapping"), std::string::npos) << e;
+  // Saved by a Latin-1 editor: the byte itself, where an editor shows it.
+  auto latin1 = write_temp("yolo_cfg_latin1.yaml", "epochs: 3\nname: caf\xE9\n");
+  e = error_of([&] { c.apply_file(latin1.string()); });
+  EXPECT_NE(e.find("is not UTF-8 text: byte 0xE9 at line 2, column 10 (offset 19)"),
+            std::string::npos)
+      << e;
 }
 
 TEST(CliValue, ParsesLikeUltralytics) {

@@ -97,6 +97,12 @@ TEST(DatasetYaml, Errors) {
   EXPECT_NE(e.find("channels must be a whole number from 1 to 64 (it is a list or mapping)"),
             std::string::npos)
       << e;
+  // Class names from a Latin-1 editor: refused at the byte itself (names go into checkpoints).
+  write(d.path / "i.yaml", "train: t\nval: v\nnames: [caf\xE9, b]\n");
+  e = dataset_error(d.path / "i.yaml");
+  EXPECT_NE(e.find("is not UTF-8 text: byte 0xE9 at line 3, column 12 (offset 27)"),
+            std::string::npos)
+      << e;
   // A dataset folder instead of its YAML (libstdc++ would say "Is a directory" mid-read).
   fs::create_directories(d.path / "set");
   write(d.path / "set" / "data.yaml", "train: t\nval: v\nnames: [a]\n");
@@ -232,6 +238,40 @@ TEST(DatasetScan, SkipsBadFilesAndSummarises) {
   EXPECT_EQ(fixed.images.size(), 4u);
   // A different class count invalidates it too.
   EXPECT_FALSE(yolo::scan_dataset(images, 3, 2).from_cache);
+}
+
+// A label line with bytes that are not UTF-8 (a Latin-1 editor, a binary file named .txt) skips
+// its image with the bytes written as \xNN, and the cache is still written and reused: the
+// message must be storable, not lose the scan for good.
+TEST(DatasetScan, LabelsThatAreNotUtf8AreReportedAndCached) {
+  TempDir d("scan_utf8");
+  const fs::path img = d.path / "images" / "train";
+  const fs::path lbl = d.path / "labels" / "train";
+  write_image(img / "good.jpg");
+  write(lbl / "good.txt", "0 0.5 0.5 0.2 0.2\n");
+  write_image(img / "latin1.jpg");
+  write(lbl / "latin1.txt", "0 0.5 0.5 0.2 0.2\n0 0.5 0.5 0.2 0.2 caf\xE9\n");
+  const auto images = yolo::list_images({img});
+  const auto s = yolo::scan_dataset(images, 1, 1);
+  ASSERT_EQ(s.skipped.size(), 1u);
+  EXPECT_NE(s.skipped[0].reason.find("line 2"), std::string::npos) << s.skipped[0].reason;
+  EXPECT_NE(s.skipped[0].reason.find("caf\\xE9"), std::string::npos) << s.skipped[0].reason;
+  EXPECT_TRUE(fs::exists(d.path / "labels" / "train.yolo-edge.cache"));
+  const auto again = yolo::scan_dataset(images, 1, 1);
+  EXPECT_TRUE(again.from_cache);
+  ASSERT_EQ(again.skipped.size(), 1u);
+  EXPECT_EQ(again.skipped[0].reason, s.skipped[0].reason);
+
+  // A file name that is not UTF-8 is scanned like any other; only the cache is not written
+  // (JSON cannot hold the name), so the next scan checks again instead of reading a wrong path.
+  TempDir named("scan_utf8_name");
+  write_image(named.path / "images" / "train" / "b\xFF.jpg");
+  write(named.path / "labels" / "train" / "b\xFF.txt", "0 0.5 0.5 0.2 0.2\n");
+  const auto odd = yolo::list_images({named.path / "images" / "train"});
+  ASSERT_EQ(odd.size(), 1u);
+  EXPECT_EQ(yolo::scan_dataset(odd, 1, 1).instances, 1);
+  EXPECT_FALSE(fs::exists(named.path / "labels" / "train.yolo-edge.cache"));
+  EXPECT_FALSE(yolo::scan_dataset(odd, 1, 1).from_cache);
 }
 
 TEST(DatasetScan, SummaryCapsTheList) {

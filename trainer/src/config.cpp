@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "yolo/core/strings.h"
+#include "yolo/core/utf8.h"
 
 namespace yolo {
 
@@ -331,11 +332,18 @@ void Config::apply_text_overrides(
 }
 
 void Config::apply_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in) throw ConfigError(fmt::format("cfg='{}': file not found or unreadable", path));
+  const std::string text = bytes.str();
+  if (const auto bad = find_invalid_utf8(text)) {
+    throw ConfigError(
+        fmt::format("cfg='{}' is not UTF-8 text: {}; save it as UTF-8", path, describe(*bad)));
+  }
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(fmt::format("cfg='{}': file not found or unreadable", path));
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("cfg='{}' is not valid YAML: {} (line {}, column {})", path,
                                   e.msg, e.mark.line + 1, e.mark.column + 1));

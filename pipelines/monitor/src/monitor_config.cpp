@@ -15,6 +15,7 @@
 #include "yaml_to_json.h"
 #include "yolo/core/device.h"
 #include "yolo/core/strings.h"
+#include "yolo/core/utf8.h"
 #include "yolo/serving/mqtt_topic.h"
 #include "yolo/tracking/tracker_config.h"
 
@@ -388,13 +389,11 @@ std::chrono::milliseconds parse_duration(const std::string& text) {
 MonitorConfig parse_config(const std::string& yaml_text, const std::string& source) {
   // YAML files are UTF-8 text; yaml-cpp passes other bytes through, and a stream id or uri
   // holding them could then not be written to the state file or shown over HTTP (found by
-  // fuzz_monitor_config). nlohmann's serialiser is the UTF-8 check.
-  try {
-    (void)json(yaml_text).dump();
-  } catch (const json::type_error& e) {
-    const std::string why = e.what();
-    throw ConfigError(source, {{"", fmt::format("the file is not UTF-8 text ({}); save it as UTF-8",
-                                                why.substr(why.find(']') + 2))}});
+  // fuzz_monitor_config).
+  if (const auto bad = find_invalid_utf8(yaml_text)) {
+    throw ConfigError(
+        source,
+        {{"", fmt::format("the file is not UTF-8 text: {}; save it as UTF-8", describe(*bad))}});
   }
   json doc;
   try {

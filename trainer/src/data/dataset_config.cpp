@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "yolo/core/strings.h"
+#include "yolo/core/utf8.h"
 #include "yolo/trainer/dataset.h"
 
 namespace yolo {
@@ -71,9 +73,22 @@ DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets
                                        ? fmt::format(", e.g. data={}", inside.string())
                                        : std::string(" (a file listing train, val and names)")));
   }
+  std::string text;
+  {
+    std::ifstream in(yaml, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (!in) throw DatasetError(fmt::format("dataset YAML '{}' cannot be read", yaml.string()));
+    text = bytes.str();
+  }
+  // Class names and paths go into checkpoints, JSON results and plots: UTF-8 only.
+  if (const auto bad = find_invalid_utf8(text)) {
+    throw DatasetError(fmt::format("dataset YAML '{}' is not UTF-8 text: {}; save it as UTF-8",
+                                   yaml.string(), describe(*bad)));
+  }
   YAML::Node root;
   try {
-    root = YAML::LoadFile(yaml.string());
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw DatasetError(fmt::format("dataset YAML '{}' is not valid YAML: {} (line {})",
                                    yaml.string(), e.msg, e.mark.line + 1));

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/utf8.h"
 #include "yolo/trainer/dataset.h"
 
 namespace yolo {
@@ -238,7 +239,9 @@ DatasetScan scan_dataset(const std::vector<fs::path>& images, int nc, int worker
   DatasetScan s;
   for (auto& c : results) {
     if (!c.ok) {
-      s.skipped.push_back({c.record.image, c.reason});
+      // Reasons quote label text and OpenCV's words, which may hold bytes that are not UTF-8:
+      // written as \xNN they print, and the cache (JSON) can store them.
+      s.skipped.push_back({c.record.image, escape_invalid_utf8(c.reason)});
       continue;
     }
     s.instances += static_cast<int>(c.record.boxes.size());
@@ -250,6 +253,20 @@ DatasetScan scan_dataset(const std::vector<fs::path>& images, int nc, int worker
   j["version"] = kCacheVersion;
   j["hash"] = hash;
   j["nc"] = nc;
+  // File names are bytes on Linux; JSON holds only UTF-8, and a lossy name would point nowhere
+  // when read back. Such a dataset is checked each time instead, and the user is told why.
+  std::vector<const fs::path*> files;
+  for (const auto& r : s.images) files.push_back(&r.image);
+  for (const auto& k : s.skipped) files.push_back(&k.file);
+  for (const fs::path* file : files) {
+    if (const auto bad = find_invalid_utf8(file->string())) {
+      spdlog::warn(
+          "label cache '{}' not written: the file name '{}' is not UTF-8 (byte 0x{:02X}); the "
+          "dataset will be checked again next time (rename the file to fix this)",
+          cache.string(), escape_invalid_utf8(file->string()), bad->byte);
+      return s;
+    }
+  }
   try {
     write_file_atomically(cache, j.dump());
   } catch (const std::exception& e) {
