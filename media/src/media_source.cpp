@@ -113,6 +113,24 @@ std::string quote_gst_value(const std::string& value) {
   return out + "\"";
 }
 
+std::string source_failure_hint(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::kFile:
+      return "check that the file exists, is readable by this user and is a video this machine "
+             "decodes (gst-discoverer-1.0 FILE shows its streams)";
+    case SourceKind::kV4l2:
+      return "check that the device exists, is not held by another program, and that this user "
+             "may open it (group 'video')";
+    case SourceKind::kRtsp:
+    case SourceKind::kHttp:
+    case SourceKind::kRtmp:
+    case SourceKind::kTcp:
+      break;
+  }
+  return "check the URI and credentials, and that the camera or server is up and reachable "
+         "from this machine";
+}
+
 std::string source_description(SourceKind kind, const std::string& uri,
                                const SourceOptions& options) {
   switch (kind) {

@@ -17,6 +17,7 @@
 
 #ifdef YOLO_HAVE_RTSP_SERVER
 #include "rtsp_test_server.h"
+#include "yolo/media/media_source.h"
 #endif
 
 #include "predict/video_writer.h"
@@ -373,6 +374,11 @@ TEST(Predict, UnreachableStreamFailsCleanly) {
   EXPECT_EQ(r.frames, 0);
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_NE(r.problems[0].find("rtsp://127.0.0.1:9/x"), std::string::npos) << r.problems[0];
+  // What to check, in the words yolo-monitor uses for the same failure.
+  EXPECT_NE(r.problems[0].find(yolo::media::source_failure_hint(yolo::media::SourceKind::kRtsp)),
+            std::string::npos)
+      << r.problems[0];
+  EXPECT_NE(r.problems[0].find("stream_timeout="), std::string::npos) << r.problems[0];
   EXPECT_LT(seconds, 8.0);
 }
 

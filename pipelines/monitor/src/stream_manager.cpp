@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "yolo/media/media_source.h"
+
 namespace yolo::monitor {
 namespace {
 
@@ -48,8 +50,11 @@ std::shared_ptr<StreamManager::Entry> StreamManager::make_entry(const StreamConf
   if (on_pipeline_) {
     callbacks.on_pipeline = [handler = on_pipeline_, config](GstElement*) { handler(config); };
   }
+  SupervisorOptions supervision = options_.supervision;
+  supervision.source = config.uri;
+  supervision.source_hint = media::source_failure_hint(config.kind);
   entry->supervisor =
-      std::make_unique<StreamSupervisor>(config.id, description, options_.supervision, callbacks);
+      std::make_unique<StreamSupervisor>(config.id, description, supervision, callbacks);
   return entry;
 }
 

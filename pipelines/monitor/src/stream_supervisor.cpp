@@ -137,6 +137,8 @@ struct StreamSupervisor::Impl {
   void teardown();
   void fail(const std::string& reason, StreamState next_state);
   void fail_with(GstMessage* error);  // kFailed for configuration errors, else a rebuild
+  // "source 'rtsp://...': WHAT; what to check" when the source is known.
+  std::string about_source(const std::string& what) const;
   void schedule_retry(milliseconds delay);
   void tick();
   bool on_bus_message(GstMessage* message);
@@ -321,8 +323,15 @@ void StreamSupervisor::Impl::teardown() {
 }
 
 void StreamSupervisor::Impl::fail_with(GstMessage* error) {
-  fail(error_text(error),
+  // The `yolo` element's errors name their fix; any other element's are about the source.
+  fail(from_yolo_element(error) ? error_text(error) : about_source(error_text(error)),
        is_configuration_error(error) ? StreamState::kFailed : StreamState::kReconnecting);
+}
+
+std::string StreamSupervisor::Impl::about_source(const std::string& what) const {
+  if (options.source.empty()) return what;
+  return fmt::format("source '{}': {}{}{}", options.source, what,
+                     options.source_hint.empty() ? "" : "; ", options.source_hint);
 }
 
 void StreamSupervisor::Impl::fail(const std::string& reason, StreamState next_state) {
@@ -394,8 +403,8 @@ void StreamSupervisor::Impl::tick() {
     last_source = last_source_frame;
   }
   if (!has_frame && now - attempt_started > options.start_timeout) {
-    fail(fmt::format("no frame within start_timeout ({:.1f} s) of starting",
-                     seconds(options.start_timeout)),
+    fail(about_source(fmt::format("no frame within start_timeout ({:.1f} s) of starting",
+                                  seconds(options.start_timeout))),
          StreamState::kReconnecting);
   } else if (has_frame && last && now - *last > options.stall_timeout) {
     // Frames still entering the leaky queue mean the source is fine and what follows it (the
@@ -429,7 +438,8 @@ bool StreamSupervisor::Impl::on_bus_message(GstMessage* message) {
       // rtspsrc's RTCP timeout: the session is dead even though no ERROR follows.
       const GstStructure* s = gst_message_get_structure(message);
       if (s && gst_structure_has_name(s, "GstRTSPSrcTimeout")) {
-        fail("RTSP session timed out (no RTCP from the camera)", StreamState::kReconnecting);
+        fail(about_source("RTSP session timed out (no RTCP from the camera)"),
+             StreamState::kReconnecting);
         return false;
       }
       return true;

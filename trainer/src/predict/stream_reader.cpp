@@ -4,16 +4,25 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string>
 
 #include "input_readers.h"
 #include "yolo/media/frame_decoder.h"
+#include "yolo/media/media_source.h"
 
 namespace yolo::predict {
 namespace {
 
-constexpr const char* kStreamHint =
-    "check the URI and credentials, that the server or camera is up and reachable from this "
-    "machine, and raise stream_timeout= for slow networks";
+// What to check, by the kind of source (media's words, shared with yolo-monitor).
+std::string stream_hint(const std::string& source) {
+  const std::optional<media::SourceKind> kind = media::classify_uri(source);
+  if (!kind) return "check the URI";
+  std::string hint = media::source_failure_hint(*kind);
+  if (*kind != media::SourceKind::kV4l2 && *kind != media::SourceKind::kFile)
+    hint += ", and raise stream_timeout= for slow networks";
+  return hint;
+}
 
 // A webcam number N is the V4L2 device /dev/videoN; anything else is a uri for the media library.
 std::string media_source(const std::string& source) {
@@ -29,6 +38,7 @@ class StreamReader : public InputReader {
       : input_(input), position_(position) {
     media::DecoderOptions d;
     d.source = media_source(input.path);
+    hint_ = stream_hint(d.source);
     d.vid_stride = options.vid_stride;
     d.keep_last_of_stride = false;  // LoadStreams keeps frames 0, stride, 2*stride, ...
     d.latest_only = !options.stream_buffer;
@@ -37,7 +47,7 @@ class StreamReader : public InputReader {
       decoder_ = std::make_unique<media::FrameDecoder>(d);
     } catch (const SourceError& e) {
       throw SourceError(
-          fmt::format("cannot open stream '{}': {}; {}", input.path, e.what(), kStreamHint));
+          fmt::format("cannot open stream '{}': {}; {}", input.path, e.what(), hint_));
     }
   }
 
@@ -47,12 +57,12 @@ class StreamReader : public InputReader {
       d = decoder_->next();
     } catch (const SourceError& e) {
       throw SourceError(fmt::format("stream '{}' failed after {} frame(s): {}; {}", input_.path,
-                                    kept_, e.what(), kStreamHint));
+                                    kept_, e.what(), hint_));
     }
     if (!d) {
       if (kept_ == 0)
         throw SourceError(
-            fmt::format("stream '{}' ended before its first frame; {}", input_.path, kStreamHint));
+            fmt::format("stream '{}' ended before its first frame; {}", input_.path, hint_));
       return std::nullopt;
     }
     return frame_from_decoded(std::move(*d), input_, position_, FrameOrigin::kStream, ++kept_, -1,
@@ -64,6 +74,7 @@ class StreamReader : public InputReader {
   InputPosition position_;
   int64_t kept_ = 0;
   std::unique_ptr<media::FrameDecoder> decoder_;
+  std::string hint_;  // what to check when the stream fails
 };
 
 }  // namespace

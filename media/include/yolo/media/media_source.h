@@ -51,6 +51,10 @@ struct SourceOptions {
 std::string source_description(SourceKind kind, const std::string& uri,
                                const SourceOptions& options);
 
+// What to check when a source of this kind fails to open or stops, for messages that name the
+// source (predict, the monitor's last_error): "check that the file exists ...".
+std::string source_failure_hint(SourceKind kind);
+
 // "value" with backslashes and double quotes escaped, for a gst-launch property value.
 std::string quote_gst_value(const std::string& value);
 

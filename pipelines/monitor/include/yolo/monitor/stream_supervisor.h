@@ -50,6 +50,9 @@ struct SupervisorOptions {
   BackoffOptions backoff;                          // delays between rebuilds
   int max_retries = 0;  // consecutive failed rebuilds before `failed`; 0 = retry forever
   std::chrono::milliseconds fps_window{2000};  // fps is counted over windows this long
+  // The stream's source, for errors about it: its uri and what to check (media's
+  // source_failure_hint). Empty: errors carry GStreamer's words only.
+  std::string source, source_hint;
 };
 SupervisorOptions supervisor_options(const SupervisionConfig& config);
 
