@@ -29,11 +29,15 @@ double megabytes(uintmax_t bytes) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0);
 }
 
-// Throws the error for a failed write of `size` bytes to `path` (errno `err`).
-[[noreturn]] void throw_write_error(const fs::path& path, size_t size, int err) {
+// Throws the error for a failed write of `size` bytes to `path` (errno `err`) through the
+// temporary file `tmp` (closed by the caller). The temporary goes first: the free space it held
+// is free again, and saying "0.0 MB are free" while it still filled the disk pointed the wrong way.
+[[noreturn]] void throw_write_error(const fs::path& path, size_t size, int err,
+                                    const fs::path& tmp = {}) {
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!tmp.empty()) fs::remove(tmp, ec);
   if (err == ENOSPC || err == EDQUOT) {
-    std::error_code ec;
     const fs::space_info space = fs::space(dir, ec);
     const std::string left =
         ec ? std::string()
@@ -63,7 +67,7 @@ void sync_file(const fs::path& tmp, const fs::path& path) {
     ::close(fd);
     std::error_code ec;
     const uintmax_t size = fs::file_size(tmp, ec);
-    throw_write_error(path, ec ? 0 : size, err);
+    throw_write_error(path, ec ? 0 : size, err, tmp);
   }
   ::close(fd);
 }
@@ -127,11 +131,11 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
       if (n <= 0) {
         const int err = n < 0 ? errno : ENOSPC;
         ::close(fd);
-        throw_write_error(path, content.size(), err);
+        throw_write_error(path, content.size(), err, tmp);
       }
       done += static_cast<size_t>(n);
     }
-    if (::close(fd) != 0) throw_write_error(path, content.size(), errno);
+    if (::close(fd) != 0) throw_write_error(path, content.size(), errno, tmp);
   });
 }
 
@@ -146,7 +150,7 @@ void copy_file_atomically(const fs::path& from, const fs::path& to) {
     // The kernel copies (copy_file_range/sendfile): no pass through this process's memory.
     std::error_code copy_ec;
     fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, copy_ec);
-    if (copy_ec) throw_write_error(to, size, copy_ec.value());
+    if (copy_ec) throw_write_error(to, size, copy_ec.value(), tmp);
   });
 }
 

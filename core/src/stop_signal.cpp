@@ -81,4 +81,12 @@ StopSignalWatcher::~StopSignalWatcher() {
   ::close(pipe_[1]);
 }
 
+void ignore_write_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = SIG_IGN;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGXFSZ, &sa, nullptr);
+  ::sigaction(SIGPIPE, &sa, nullptr);
+}
+
 }  // namespace yolo

@@ -45,10 +45,11 @@ TEST(DiskFull, ACheckpointThatDoesNotFitLosesNothing) {
   const std::string best_before = yolo::testing::read_file(weights / "best.pt");
   ASSERT_GT(last_before.size(), 1u << 20);
 
-  // 2. Resumed with files limited to 1 MB: the next checkpoint cannot be written.
-  const auto full =
-      yolo::testing::run_command("cd '" + dir.string() + "' && ulimit -f 1024 && trap '' XFSZ && " +
-                                 bin + " train resume=runs/train/weights/last.pt");
+  // 2. Resumed with files limited to 1 MB: the next checkpoint cannot be written. SIGXFSZ is
+  // left as a shell under such a limit leaves it (it would end a process mid-write): the trainer
+  // itself must turn it into an error it can report.
+  const auto full = yolo::testing::run_command("cd '" + dir.string() + "' && ulimit -f 1024 && " +
+                                               bin + " train resume=runs/train/weights/last.pt");
   EXPECT_NE(full.exit_code, 0) << full.output;
   EXPECT_NE(full.output.find("file size limit"), std::string::npos) << full.output;
   EXPECT_NE(full.output.find("last.pt"), std::string::npos) << full.output;
@@ -66,4 +67,28 @@ TEST(DiskFull, ACheckpointThatDoesNotFitLosesNothing) {
                                                   " train resume=runs/train/weights/last.pt");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("12 epochs completed"), std::string::npos) << resumed.output;
+}
+
+// The very first checkpoint does not fit: nothing was ever saved, so the message must not offer
+// a resume from a file that does not exist, and no temporary file is left.
+TEST(DiskFull, AFirstCheckpointThatDoesNotFitOffersNoResume) {
+  yolo::testing::TempDir tmp("disk_full_first");
+  const fs::path dir = tmp.path;
+  const std::string bin = YOLO_TRAINER_BIN;
+  const auto synth = yolo::testing::make_tiny_dataset(bin, dir);
+  ASSERT_EQ(synth.exit_code, 0) << synth.output;
+  const auto full = yolo::testing::run_command(
+      "cd '" + dir.string() + "' && ulimit -f 1024 && " + bin +
+      " train model=yolov8n.yaml data=data/data.yaml imgsz=64 epochs=2 batch=2 device=cpu "
+      "plots=False project=runs name=train exist_ok=True");
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_NE(full.output.find("file size limit"), std::string::npos) << full.output;
+  EXPECT_NE(full.output.find("nothing to resume from"), std::string::npos) << full.output;
+  EXPECT_EQ(full.output.find("resume=True continues"), std::string::npos) << full.output;
+  const fs::path weights = dir / "runs/train/weights";
+  if (fs::exists(weights)) {
+    for (const auto& e : fs::directory_iterator(weights))
+      EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos)
+          << "left behind: " << e.path();
+  }
 }

@@ -10,3 +10,10 @@ yolo_add_test(NAME test_killed_training LABEL faults SOURCES ${_dir}/test_killed
 target_compile_definitions(test_killed_training PRIVATE
   YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_killed_training yolo-trainer)
+
+# SIGHUP and SIGPIPE during training, not masked by the test.
+yolo_add_test(NAME test_process_signals LABEL faults SOURCES ${_dir}/test_process_signals.cpp
+  LIBS yolo_core TIMEOUT 600)
+target_compile_definitions(test_process_signals PRIVATE
+  YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
+add_dependencies(test_process_signals yolo-trainer)

@@ -10,6 +10,7 @@
 #include "yolo/core/error.h"
 #include "yolo/core/log.h"
 #include "yolo/core/main_guard.h"
+#include "yolo/core/stop_signal.h"
 #include "yolo/core/system_info.h"
 #include "yolo/core/version.h"
 #include "yolo/models/checkpoint.h"
@@ -80,6 +81,7 @@ int run(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  yolo::ignore_write_signals();  // a full disk or a file size limit is reported, not fatal
   yolo::log::init();
   const std::vector<std::string> args(argv + 1, argv + argc);
   return yolo::run_guarded([&] { return run(args); });

@@ -54,14 +54,20 @@ int run_train_mode(const Config& cfg, const std::vector<std::string>& args) {
   // Before the trainer starts its loader threads, so that they inherit the blocked signals.
   std::atomic<Trainer*> active{nullptr};
   std::atomic<bool> early_signal{false};
-  StopSignalWatcher watcher([&](int sig) {
-    spdlog::warn(
-        "{} received: finishing the current batch and saving last.pt (press Ctrl-C "
-        "again to quit at once)",
-        sig == SIGINT ? "Ctrl-C" : "SIGTERM");
-    early_signal = true;
-    if (Trainer* t = active.load()) t->request_stop();
-  });
+  // SIGHUP (the terminal or SSH session closed) stops like SIGTERM: last.pt is saved and
+  // resume=True continues, instead of the epoch's work being lost.
+  StopSignalWatcher watcher(
+      [&](int sig) {
+        spdlog::warn(
+            "{} received: finishing the current batch and saving last.pt (press Ctrl-C "
+            "again to quit at once)",
+            sig == SIGINT   ? "Ctrl-C"
+            : sig == SIGHUP ? "SIGHUP (terminal closed)"
+                            : "SIGTERM");
+        early_signal = true;
+        if (Trainer* t = active.load()) t->request_stop();
+      },
+      /*exit_on_second=*/true, /*watch_hangup=*/true);
   Trainer trainer(cfg, dist);
   active = &trainer;
   if (early_signal) trainer.request_stop();

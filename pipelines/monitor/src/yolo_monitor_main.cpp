@@ -92,6 +92,7 @@ struct Requests {
 }  // namespace
 
 int main(int argc, char** argv) {
+  yolo::ignore_write_signals();  // a client that hangs up or a file size limit is not fatal
   CLI::App app{"yolo-monitor: YOLO detection on cameras, results over HTTP (docs/monitor.md)"};
   std::string config_path;
   bool check_only = false;

@@ -381,10 +381,17 @@ void Trainer::save_checkpoint(const fs::path& path, bool with_optimizer) {
     save_training_checkpoint(path, s.ema->model(), *s.exporter, ckpt);
   } catch (const SpaceError& e) {
     // The previous file of that name is intact (saves are atomic): say so, and how to go on.
+    if (fs::exists(path)) {
+      throw SpaceError(fmt::format(
+          "{}. Training stopped: epoch {} could not be saved; {} keeps the checkpoint saved "
+          "before it, and resume=True continues from there",
+          e.what(), s.ts.epoch + 1, path.string()));
+    }
     throw SpaceError(fmt::format(
-        "{}. Training stopped: epoch {} could not be saved; {} keeps the checkpoint saved before "
-        "it, and resume=True continues from there",
-        e.what(), s.ts.epoch + 1, fs::exists(path) ? path.string() : "no earlier file"));
+        "{}. Training stopped: epoch {} could not be saved, and no checkpoint was saved before "
+        "it, so there is nothing to resume from: fix what the message names (free space, a "
+        "larger file size limit, or project= on another disk) and train again",
+        e.what(), s.ts.epoch + 1));
   }
 }
 

@@ -36,4 +36,11 @@ class StopSignalWatcher {
   std::thread thread_;
 };
 
+// SIGXFSZ (a file size limit: `ulimit -f`, systemd's LimitFSIZE=) and SIGPIPE (a closed pipe or
+// socket) end a process by default in the middle of a write, with no word said and a temporary
+// file left behind. Ignored, the write fails with EFBIG or EPIPE instead, and the code that
+// wrote says what happened (atomic saves keep the previous file). Every program calls this first
+// thing in main(); a library (the GStreamer plugin) leaves its host's signals alone.
+void ignore_write_signals();
+
 }  // namespace yolo

@@ -1,0 +1,60 @@
+// Signals a real system sends to a training run (label `faults`), none of them masked by the
+// test: the terminal closing (SIGHUP) stops the run like SIGTERM, with last.pt saved and a resume
+// line; output into a pipe whose reader has gone (SIGPIPE) does not end the run half-way. The
+// file size limit (SIGXFSZ) is covered by test_disk_full.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <string>
+
+#include "run_command.h"
+#include "test_files.h"
+#include "trainer_process.h"
+
+namespace fs = std::filesystem;
+
+TEST(ProcessSignals, HangupStopsTrainingWithLastPtSaved) {
+  yolo::testing::TempDir tmp("signals_hup");
+  const fs::path dir = tmp.path;
+  const std::string bin = YOLO_TRAINER_BIN;
+  ASSERT_EQ(yolo::testing::make_tiny_dataset(bin, dir).exit_code, 0);
+  const fs::path weights = dir / "runs/train/weights";
+  const pid_t pid = yolo::testing::start_process(
+      bin, dir,
+      {"train", "model=yolov8n.yaml", "data=data/data.yaml", "imgsz=64", "epochs=40", "batch=2",
+       "device=cpu", "plots=False", "project=runs", "name=train", "exist_ok=True"},
+      "train.log");
+  ASSERT_GE(pid, 0);
+  for (int i = 0; i < 1200 && !fs::exists(weights / "last.pt"); ++i) ::usleep(100 * 1000);
+  ASSERT_TRUE(fs::exists(weights / "last.pt")) << yolo::testing::read_file(dir / "train.log");
+  ::kill(pid, SIGHUP);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string log = yolo::testing::read_file(dir / "train.log");
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status) << "\n" << log;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << log;
+  EXPECT_NE(log.find("SIGHUP (terminal closed) received"), std::string::npos) << log;
+  EXPECT_NE(log.find("continue with: yolo-trainer train resume="), std::string::npos) << log;
+  const auto info = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
+                                               " info model=runs/train/weights/last.pt");
+  EXPECT_EQ(info.exit_code, 0) << info.output;
+}
+
+TEST(ProcessSignals, AClosedOutputPipeDoesNotEndTheRun) {
+  yolo::testing::TempDir tmp("signals_pipe");
+  const fs::path dir = tmp.path;
+  const std::string bin = YOLO_TRAINER_BIN;
+  ASSERT_EQ(yolo::testing::make_tiny_dataset(bin, dir).exit_code, 0);
+  // `head -1` reads the first line and exits; every later write of the trainer meets a pipe
+  // without a reader. The trainer's own exit status is what counts (PIPESTATUS).
+  const auto r = yolo::testing::run_command(
+      "bash -c \"cd '" + dir.string() + "' && '" + bin +
+      "' train model=yolov8n.yaml data=data/data.yaml imgsz=64 epochs=2 batch=2 device=cpu "
+      "plots=False project=runs name=pipe exist_ok=True 2>&1 | head -1; "
+      "echo trainer exit \\${PIPESTATUS[0]}\"");
+  EXPECT_NE(r.output.find("trainer exit 0"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "runs/pipe/weights/best.pt")) << r.output;
+}
