@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include "test_files.h"
@@ -51,6 +52,13 @@ yolo::Config tiny_run(const fs::path& data, const fs::path& project, const std::
                             {"name", name},
                             {"verbose", "false"}});
   return cfg;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+  return cells;
 }
 
 std::vector<std::string> csv_lines(const fs::path& p) {
@@ -182,6 +190,69 @@ TEST(Train, InterruptedRunResumesToTheSameWeights) {
   auto ra = csv_lines(tmp.path / "runs/full/results.csv");
   auto rb = csv_lines(tmp.path / "runs/part/results.csv");
   ASSERT_EQ(ra.size(), rb.size());
+}
+
+// Every place a stop can land in the batches (the first batch, mid-epoch, the last batch of an
+// epoch, the first of the next, the last of the run): resumed, the run ends with the weights and
+// the results.csv of a run never interrupted (all columns but the wall time). A stop on an
+// epoch's last batch finishes that epoch (validation, results row, checkpoint) instead of
+// saving a "mid-epoch" point with no batch left, whose resume wrote a row of zero losses.
+TEST(Train, ResumeFromEveryStopPointEqualsAnUninterruptedRun) {
+  yolo::testing::TempDir tmp("train_resume_points");
+  const fs::path data = make_dataset(tmp.path);
+  auto quiet = [&](const std::string& name) {
+    yolo::Config c = tiny_run(data, tmp.path / "runs", name);
+    c.set("plots", YAML::Node(false));
+    return c;
+  };
+  yolo::Trainer full(quiet("full"));
+  ASSERT_EQ(full.train().epochs_completed, 2);
+  const auto reference = csv_lines(tmp.path / "runs/full/results.csv");
+  ASSERT_EQ(reference.size(), 3u);
+  auto reference_model = yolo::load_eager_model((tmp.path / "runs/full/weights/last.pt").string());
+
+  // 2 epochs of 4 batches: iterations 0..7.
+  for (const int64_t stop_at : {0, 1, 3, 4, 7}) {
+    SCOPED_TRACE("stop after iteration " + std::to_string(stop_at));
+    const std::string name = "part" + std::to_string(stop_at);
+    yolo::Trainer part(quiet(name));
+    part.set_batch_callback([&](int64_t ni) {
+      if (ni == stop_at) part.request_stop();
+    });
+    part.train();
+    const fs::path last = tmp.path / "runs" / name / "weights" / "last.pt";
+    ASSERT_TRUE(fs::exists(last));
+    const auto state = yolo::load_training_checkpoint(last).state;
+    // A stop point is either inside an epoch with batches left, or the end of an epoch.
+    EXPECT_LT(state.batch_in_epoch, 4) << "a mid-epoch point with no batch left";
+    if (!state.finished) {
+      yolo::Config resume;
+      resume.apply_text_overrides({{"resume", last.string()}, {"verbose", "false"}});
+      yolo::Trainer resumed(resume);
+      EXPECT_EQ(resumed.train().epochs_completed, 2);
+    }
+    const auto rows = csv_lines(tmp.path / "runs" / name / "results.csv");
+    ASSERT_EQ(rows.size(), reference.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      auto a = split_csv(reference[r]), b = split_csv(rows[r]);
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t c = 0; c < a.size(); ++c) {
+        if (r > 0 && c == 1) continue;  // the time column: wall time
+        if (r == 0) {
+          EXPECT_EQ(a[c], b[c]);
+        } else {
+          EXPECT_NEAR(std::stod(a[c]), std::stod(b[c]), 1e-4)
+              << "row " << r << " column " << split_csv(reference[0])[c];
+        }
+      }
+    }
+    auto model = yolo::load_eager_model(last.string());
+    auto pa = reference_model->named_parameters(), pb = model->named_parameters();
+    double max_diff = 0;
+    for (const auto& item : pa)
+      max_diff = std::max(max_diff, (item.value() - pb[item.key()]).abs().max().item<double>());
+    EXPECT_LT(max_diff, 1e-5);
+  }
 }
 
 TEST(Train, Yolo26TrainsWithTheEndToEndLossAndMuSGD) {

@@ -27,6 +27,10 @@ json state_to_json(const TrainState& s) {
             {"finished", s.finished},
             {"date", s.date}};
   j["best_fitness"] = s.best_fitness ? json(*s.best_fitness) : json(nullptr);
+  if (!s.epoch_losses.empty()) {
+    j["epoch_losses"] = s.epoch_losses;
+    j["epoch_loss_batches"] = s.epoch_loss_batches;
+  }
   return j;
 }
 
@@ -47,6 +51,10 @@ TrainState state_from_json(const json& j) {
   s.date = j.value("date", "");
   if (j.contains("best_fitness") && !j["best_fitness"].is_null())
     s.best_fitness = j["best_fitness"].get<double>();
+  if (j.contains("epoch_losses")) {
+    s.epoch_losses = j["epoch_losses"].get<std::vector<double>>();
+    s.epoch_loss_batches = j.value("epoch_loss_batches", int64_t{0});
+  }
   return s;
 }
 

@@ -60,13 +60,21 @@ TrainResult Trainer::train() {
   for (int epoch = s.start_epoch; epoch < s.opt.epochs; ++epoch) {
     const auto t_epoch = TrainClock::now();
     Losses losses{};
-    if (!train_epoch(epoch, losses)) {
+    int64_t seen_batches = 0;
+    if (epoch == s.start_epoch && s.ts.epoch_losses.size() == losses.size()) {
+      // Resumed mid-epoch: the epoch's loss means continue from where they were saved.
+      std::copy(s.ts.epoch_losses.begin(), s.ts.epoch_losses.end(), losses.begin());
+      seen_batches = s.ts.epoch_loss_batches;
+    }
+    if (!train_epoch(epoch, losses, seen_batches)) {
       interrupted = true;
       break;
     }
     const EpochEnd end = end_epoch(epoch, losses, t_epoch);
     out.epochs_completed = epoch + 1;
-    if (end.interrupted) {
+    // A stop during the final epoch's last batch or its end: every epoch has run, so the run
+    // finishes (final weights and evaluation) rather than leaving a resume with nothing to do.
+    if (end.interrupted && epoch + 1 < s.opt.epochs) {
       interrupted = true;
       if (s.main)
         spdlog::warn("Training interrupted after epoch {}; resume=True continues", epoch + 1);
@@ -142,7 +150,7 @@ void Trainer::start_loading(int epoch) {
   s.loading_epoch = epoch;
 }
 
-bool Trainer::train_epoch(int epoch, Losses& losses) {
+bool Trainer::train_epoch(int epoch, Losses& losses, int64_t& seen_batches) {
   State& s = *s_;
   if (s.opt.close_mosaic > 0 && epoch == s.opt.epochs - s.opt.close_mosaic)
     spdlog::info("Closing dataloader mosaic");
@@ -157,7 +165,6 @@ bool Trainer::train_epoch(int epoch, Losses& losses) {
             .c_str());
   ProgressBar bar(s.batches_per_epoch, s.opt.verbose && s.main);
   const bool plots = s.opt.plots && s.main;
-  int64_t seen_batches = 0;
   int64_t next_index = 0;  // batch_source_: the index of the next batch to ask for
   auto next_batch = [&]() -> std::optional<Batch> {
     if (!batch_source_) return s.train_loader->next();
@@ -179,9 +186,12 @@ bool Trainer::train_epoch(int epoch, Losses& losses) {
       save_plot(s.save_dir / fmt::format("train_batch{}.jpg", i), plot_batch(*batch, s.names));
     if (on_batch_) on_batch_(ni);
     const bool stop_now = s.pg ? s.pg->any(stop_requested_) : stop_requested_.load();
-    if (stop_now) {
+    // On the epoch's last batch the epoch is finished instead (validation, results row,
+    // checkpoint), and end_epoch() stops the run: a mid-epoch point with no batch left would
+    // resume into an epoch that trains nothing.
+    if (stop_now && i + 1 < s.batches_per_epoch) {
       bar.finish("  (interrupted)");
-      save_interrupted(epoch, i);
+      save_interrupted(epoch, i, losses, seen_batches);
       return false;
     }
   }
@@ -267,10 +277,13 @@ void Trainer::optimizer_step(int64_t ni) {
 }
 
 // A stop request mid-epoch: last.pt is saved so that resume continues with the next batch.
-void Trainer::save_interrupted(int epoch, int64_t batch_index) {
+void Trainer::save_interrupted(int epoch, int64_t batch_index, const Losses& losses,
+                               int64_t seen_batches) {
   State& s = *s_;
   s.ts.epoch = epoch - 1;
   s.ts.batch_in_epoch = batch_index + 1;
+  s.ts.epoch_losses.assign(losses.begin(), losses.end());
+  s.ts.epoch_loss_batches = seen_batches;
   if (!s.main) return;
   save_checkpoint(s.last, true);
   spdlog::warn(
@@ -311,6 +324,8 @@ Trainer::EpochEnd Trainer::end_epoch(int epoch, const Losses& losses,
 
     s.ts.epoch = epoch;
     s.ts.batch_in_epoch = 0;
+    s.ts.epoch_losses.clear();
+    s.ts.epoch_loss_batches = 0;
     const bool improved = !s.ts.best_fitness || fitness >= *s.ts.best_fitness;
     if (improved) {
       s.ts.best_fitness = fitness;

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "yolo/models/checkpoint.h"
 
@@ -27,6 +28,11 @@ inline constexpr const char* kArgsFile = "yolo/args.yaml";
 struct TrainState {
   int epoch = -1;              // last completed epoch (0-based); -1 before the first
   int64_t batch_in_epoch = 0;  // batches of epoch + 1 already trained (interrupted mid-epoch)
+  // Interrupted mid-epoch: that epoch's running loss means (box, cls, dfl/l1) over the
+  // epoch_loss_batches batches it counted, so that the resumed epoch's results row is the one an
+  // uninterrupted run writes. Empty otherwise.
+  std::vector<double> epoch_losses;
+  int64_t epoch_loss_batches = 0;
   std::optional<double> best_fitness;
   int64_t ema_updates = 0;
   int64_t iterations = 0;  // global batches trained (ni)

@@ -107,13 +107,15 @@ class Trainer {
   // The loop (trainer.cpp).
   void begin_run();
   void start_loading(int epoch);
-  bool train_epoch(int epoch, Losses& losses);  // false: interrupted (last.pt saved)
+  // false: interrupted (last.pt saved). `losses` and `seen_batches` hold the epoch's running
+  // means so far (non-zero when resuming mid-epoch).
+  bool train_epoch(int epoch, Losses& losses, int64_t& seen_batches);
   // The image size trained at, or nullopt when the loss was not finite (batch skipped).
   std::optional<int64_t> train_batch(int epoch, const Batch& batch, Losses& losses,
                                      int64_t& seen_batches);
   void report_schedule(int64_t ni, int epoch, int accumulate, bool stepped) const;
   void optimizer_step(int64_t ni);
-  void save_interrupted(int epoch, int64_t batch_index);
+  void save_interrupted(int epoch, int64_t batch_index, const Losses& losses, int64_t seen_batches);
   EpochEnd end_epoch(int epoch, const Losses& losses,
                      std::chrono::steady_clock::time_point t_epoch);
   ValidationResult validate(DetectionModelImpl& model, bool with_plots);
