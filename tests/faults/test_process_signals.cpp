@@ -1,7 +1,8 @@
 // Signals a real system sends to a training run (label `faults`), none of them masked by the
 // test: the terminal closing (SIGHUP) stops the run like SIGTERM, with last.pt saved and a resume
-// line; output into a pipe whose reader has gone (SIGPIPE) does not end the run half-way. The
-// file size limit (SIGXFSZ) is covered by test_disk_full.
+// line; a second SIGTERM ends it at once with a complete checkpoint left; output into a pipe whose
+// reader has gone (SIGPIPE) does not end the run half-way. The file size limit (SIGXFSZ) is
+// covered by test_disk_full.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +42,40 @@ TEST(ProcessSignals, HangupStopsTrainingWithLastPtSaved) {
   const auto info = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
                                                " info model=runs/train/weights/last.pt");
   EXPECT_EQ(info.exit_code, 0) << info.output;
+}
+
+// A second SIGTERM (or Ctrl-C) while the first one's save runs ends the process at once, as it
+// promises; the checkpoint on disk is still a complete one (saves are atomic), and the run
+// resumes from it.
+TEST(ProcessSignals, ASecondTermEndsAtOnceAndLeavesACompleteCheckpoint) {
+  yolo::testing::TempDir tmp("signals_term_twice");
+  const fs::path dir = tmp.path;
+  const std::string bin = YOLO_TRAINER_BIN;
+  ASSERT_EQ(yolo::testing::make_tiny_dataset(bin, dir).exit_code, 0);
+  const fs::path weights = dir / "runs/train/weights";
+  const pid_t pid = yolo::testing::start_process(
+      bin, dir,
+      {"train", "model=yolov8n.yaml", "data=data/data.yaml", "imgsz=64", "epochs=6", "batch=2",
+       "device=cpu", "plots=False", "project=runs", "name=train", "exist_ok=True"},
+      "train.log");
+  ASSERT_GE(pid, 0);
+  for (int i = 0; i < 1200 && !fs::exists(weights / "last.pt"); ++i) ::usleep(100 * 1000);
+  ASSERT_TRUE(fs::exists(weights / "last.pt")) << yolo::testing::read_file(dir / "train.log");
+  ::kill(pid, SIGTERM);
+  ::usleep(20 * 1000);
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string log = yolo::testing::read_file(dir / "train.log");
+  // Either the second signal came while the first was still being handled (exit 128 + 15), or
+  // the run had already saved and exited cleanly; never a crash.
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status) << "\n" << log;
+  EXPECT_TRUE(WEXITSTATUS(status) == 128 + SIGTERM || WEXITSTATUS(status) == 0)
+      << WEXITSTATUS(status) << "\n"
+      << log;
+  const auto resumed = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
+                                                  " train resume=runs/train/weights/last.pt");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
 }
 
 TEST(ProcessSignals, AClosedOutputPipeDoesNotEndTheRun) {
