@@ -211,20 +211,32 @@ TEST(Train, ResumeFromEveryStopPointEqualsAnUninterruptedRun) {
   ASSERT_EQ(reference.size(), 3u);
   auto reference_model = yolo::load_eager_model((tmp.path / "runs/full/weights/last.pt").string());
 
-  // 2 epochs of 4 batches: iterations 0..7.
-  for (const int64_t stop_at : {0, 1, 3, 4, 7}) {
-    SCOPED_TRACE("stop after iteration " + std::to_string(stop_at));
-    const std::string name = "part" + std::to_string(stop_at);
+  // 2 epochs of 4 batches: iterations 0..7; then a stop during each epoch's validation (-1: the
+  // first epoch's, -2: the final one's, before the final checkpoint is saved).
+  for (const int64_t stop_at : {0, 1, 3, 4, 7, -1, -2}) {
+    SCOPED_TRACE("stop at " + std::to_string(stop_at));
+    const std::string name = "part" + std::to_string(stop_at + 2);
     yolo::Trainer part(quiet(name));
     part.set_batch_callback([&](int64_t ni) {
       if (ni == stop_at) part.request_stop();
     });
-    part.train();
+    part.set_validated_callback([&](int epoch) {
+      if (-1 - epoch == stop_at) part.request_stop();
+    });
+    const yolo::TrainResult stopped = part.train();
+    if (stop_at == -1) {  // stopped right after the first epoch, its checkpoint complete
+      EXPECT_TRUE(stopped.interrupted);
+      EXPECT_EQ(stopped.epochs_completed, 1);
+    }
     const fs::path last = tmp.path / "runs" / name / "weights" / "last.pt";
     ASSERT_TRUE(fs::exists(last));
     const auto state = yolo::load_training_checkpoint(last).state;
     // A stop point is either inside an epoch with batches left, or the end of an epoch.
     EXPECT_LT(state.batch_in_epoch, 4) << "a mid-epoch point with no batch left";
+    if (stop_at == -1) {  // not one batch into the next epoch
+      EXPECT_EQ(state.epoch, 0);
+      EXPECT_EQ(state.batch_in_epoch, 0);
+    }
     if (!state.finished) {
       yolo::Config resume;
       resume.apply_text_overrides({{"resume", last.string()}, {"verbose", "false"}});

@@ -307,6 +307,10 @@ Trainer::EpochEnd Trainer::end_epoch(int epoch, const Losses& losses,
       val = validate(s.ema->model(), false);
       std::fputs(metrics_table_rows(val->metrics, s.names, false).c_str(), stderr);
     }
+    if (on_validated_) on_validated_(epoch);
+    // A stop that came during validation ends the run after this epoch's checkpoint, not one
+    // batch into the next epoch.
+    end.interrupted = end.interrupted || stop_requested_;
     const double fitness = val ? val->fitness() : -(losses[0] + losses[1] + losses[2]);
     ResultsRow row;
     row.epoch = epoch + 1;

@@ -64,6 +64,9 @@ class Trainer {
   void request_stop() { stop_requested_ = true; }
   // Called after every optimiser-step-sized batch with the global iteration (tests).
   void set_batch_callback(std::function<void(int64_t iteration)> cb) { on_batch_ = std::move(cb); }
+  // Called on rank 0 when an epoch's validation is done, before its results row and checkpoint
+  // (tests stop a run there, as a signal arriving during validation would).
+  void set_validated_callback(std::function<void(int epoch)> cb) { on_validated_ = std::move(cb); }
   // Called after every batch with its schedule (tests; rank 0 of a data-parallel run).
   void set_schedule_callback(std::function<void(const BatchSchedule&)> cb) {
     on_schedule_ = std::move(cb);
@@ -126,6 +129,7 @@ class Trainer {
   DistributedEnv dist_;
   std::atomic<bool> stop_requested_{false};
   std::function<void(int64_t)> on_batch_;
+  std::function<void(int)> on_validated_;
   std::function<void(const BatchSchedule&)> on_schedule_;
   std::function<bool(int, int64_t, Batch&)> batch_source_;
   std::function<void(int64_t, const DetectionModelImpl&, const DetectionModelImpl&)> on_step_;
