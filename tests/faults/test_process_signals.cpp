@@ -1,9 +1,10 @@
 // Signals a real system sends to a training run (label `faults`), none of them masked by the
 // test: the terminal closing (SIGHUP) stops the run like SIGTERM, with last.pt saved and a resume
-// line; a second SIGTERM ends it at once with a complete checkpoint left; output into a pipe whose
-// reader has gone (SIGPIPE) does not end the run half-way. The file size limit (SIGXFSZ) is
-// covered by test_disk_full.
+// line; Ctrl-C during a save lets the save finish; a second SIGTERM ends the run at once with a
+// complete checkpoint left; output into a pipe whose reader has gone (SIGPIPE) does not end the
+// run half-way. The file size limit (SIGXFSZ) is covered by test_disk_full.
 #include <gtest/gtest.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,6 +77,53 @@ TEST(ProcessSignals, ASecondTermEndsAtOnceAndLeavesACompleteCheckpoint) {
   const auto resumed = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
                                                   " train resume=runs/train/weights/last.pt");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+}
+
+// Ctrl-C while last.pt is being written (its temporary file has just appeared): the save
+// finishes, the run stops after it with exit 0, the checkpoint is complete and no temporary is
+// left behind.
+TEST(ProcessSignals, CtrlCDuringASaveLetsTheSaveFinish) {
+  yolo::testing::TempDir tmp("signals_int_save");
+  const fs::path dir = tmp.path;
+  const std::string bin = YOLO_TRAINER_BIN;
+  ASSERT_EQ(yolo::testing::make_tiny_dataset(bin, dir).exit_code, 0);
+  const fs::path weights = dir / "runs/train/weights";
+  fs::create_directories(weights);
+  const int watch = ::inotify_init1(IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, weights.c_str(), IN_CREATE), 0);
+  const pid_t pid = yolo::testing::start_process(
+      bin, dir,
+      {"train", "model=yolov8n.yaml", "data=data/data.yaml", "imgsz=64", "epochs=6", "batch=2",
+       "device=cpu", "plots=False", "project=runs", "name=train", "exist_ok=True"},
+      "train.log");
+  ASSERT_GE(pid, 0);
+  bool saving = false;  // the first .last.pt.tmp.* is the first save
+  alignas(inotify_event) char buf[4096];
+  while (!saving) {
+    const ssize_t n = ::read(watch, buf, sizeof buf);
+    ASSERT_GT(n, 0);
+    for (char* p = buf; p < buf + n;) {
+      const auto* ev = reinterpret_cast<const inotify_event*>(p);
+      if (ev->len > 0 && std::string(ev->name).rfind(".last.pt.tmp.", 0) == 0) saving = true;
+      p += sizeof(inotify_event) + ev->len;
+    }
+  }
+  ::kill(pid, SIGINT);
+  ::close(watch);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string log = yolo::testing::read_file(dir / "train.log");
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status) << "\n" << log;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << log;
+  EXPECT_NE(log.find("Ctrl-C received"), std::string::npos) << log;
+  for (const auto& e : fs::directory_iterator(weights))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos)
+        << "left behind: " << e.path();
+  const auto resumed = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
+                                                  " train resume=runs/train/weights/last.pt");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("6 epochs completed"), std::string::npos) << resumed.output;
 }
 
 TEST(ProcessSignals, AClosedOutputPipeDoesNotEndTheRun) {
