@@ -28,14 +28,11 @@ TEST(DiskFull, ACheckpointThatDoesNotFitLosesNothing) {
 
   // 1. A run interrupted after its first epoch: a resumable last.pt and a best.pt.
   const fs::path weights = dir / "runs/train/weights";
-  const pid_t pid = yolo::testing::start_process(
-      bin, dir,
-      {"train", "model=yolov8n.yaml", "data=data/data.yaml", "imgsz=64", "epochs=12", "batch=2",
-       "device=cpu", "plots=False", "project=runs", "name=train", "exist_ok=True"},
-      "first.log");
+  const pid_t pid =
+      yolo::testing::start_process(bin, dir, yolo::testing::tiny_train_args(12), "first.log");
   ASSERT_GE(pid, 0);
-  for (int i = 0; i < 1200 && !fs::exists(weights / "last.pt"); ++i) ::usleep(100 * 1000);
-  ASSERT_TRUE(fs::exists(weights / "last.pt")) << yolo::testing::read_file(dir / "first.log");
+  ASSERT_TRUE(yolo::testing::wait_for_file(weights / "last.pt"))
+      << yolo::testing::read_file(dir / "first.log");
   ::kill(pid, SIGTERM);  // saves last.pt after the current batch and exits 0
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
@@ -78,9 +75,8 @@ TEST(DiskFull, AFirstCheckpointThatDoesNotFitOffersNoResume) {
   const auto synth = yolo::testing::make_tiny_dataset(bin, dir);
   ASSERT_EQ(synth.exit_code, 0) << synth.output;
   const auto full = yolo::testing::run_command(
-      "cd '" + dir.string() + "' && ulimit -f 1024 && " + bin +
-      " train model=yolov8n.yaml data=data/data.yaml imgsz=64 epochs=2 batch=2 device=cpu "
-      "plots=False project=runs name=train exist_ok=True");
+      "cd '" + dir.string() + "' && ulimit -f 1024 && " +
+      yolo::testing::command_line(bin, yolo::testing::tiny_train_args(2)));
   EXPECT_EQ(full.exit_code, 1) << full.output;
   EXPECT_NE(full.output.find("file size limit"), std::string::npos) << full.output;
   EXPECT_NE(full.output.find("nothing to resume from"), std::string::npos) << full.output;

@@ -41,10 +41,7 @@ TEST(KilledTraining, ResumesFromTheLastCompleteCheckpoint) {
   const auto synth = yolo::testing::make_tiny_dataset(bin, dir);
   ASSERT_EQ(synth.exit_code, 0) << synth.output;
   const fs::path weights = dir / "runs/train/weights";
-  const std::vector<std::string> first = {"train",      "model=yolov8n.yaml", "data=data/data.yaml",
-                                          "imgsz=64",   "epochs=30",          "batch=2",
-                                          "device=cpu", "plots=False",        "project=runs",
-                                          "name=train", "exist_ok=True"};
+  const std::vector<std::string> first = yolo::testing::tiny_train_args(30);
   const std::vector<std::string> resume = {"train", "resume=runs/train/weights/last.pt"};
 
   // Rounds 0 and 1: kill -9 a moment after a save, inside the next epoch. Rounds 2 and 3: kill -9
@@ -69,18 +66,8 @@ TEST(KilledTraining, ResumesFromTheLastCompleteCheckpoint) {
     const pid_t pid = yolo::testing::start_process(bin, dir, round == 0 ? first : resume, log);
     ASSERT_GT(pid, 0);
     if (mid_save) {
-      // Blocks until a file appears in the weights folder; the first .last.pt.tmp.* is the save.
-      bool hit = false;
-      alignas(inotify_event) char buf[4096];
-      while (!hit) {
-        const ssize_t n = ::read(watch, buf, sizeof buf);
-        ASSERT_GT(n, 0);
-        for (char* p = buf; p < buf + n;) {
-          const auto* ev = reinterpret_cast<const inotify_event*>(p);
-          if (ev->len > 0 && std::string(ev->name).rfind(".last.pt.tmp.", 0) == 0) hit = true;
-          p += sizeof(inotify_event) + ev->len;
-        }
-      }
+      // The first .last.pt.tmp.* in the weights folder is the save.
+      ASSERT_TRUE(yolo::testing::wait_for_created(watch, ".last.pt.tmp."));
       ::kill(pid, SIGKILL);
       ::close(watch);
     } else {

@@ -4,7 +4,6 @@
 // complete checkpoint left; output into a pipe whose reader has gone (SIGPIPE) does not end the
 // run half-way. The file size limit (SIGXFSZ) is covered by test_disk_full.
 #include <gtest/gtest.h>
-#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,14 +23,11 @@ TEST(ProcessSignals, HangupStopsTrainingWithLastPtSaved) {
   const std::string bin = YOLO_TRAINER_BIN;
   ASSERT_EQ(yolo::testing::make_tiny_dataset(bin, dir).exit_code, 0);
   const fs::path weights = dir / "runs/train/weights";
-  const pid_t pid = yolo::testing::start_process(
-      bin, dir,
-      {"train", "model=yolov8n.yaml", "data=data/data.yaml", "imgsz=64", "epochs=40", "batch=2",
-       "device=cpu", "plots=False", "project=runs", "name=train", "exist_ok=True"},
-      "train.log");
+  const pid_t pid =
+      yolo::testing::start_process(bin, dir, yolo::testing::tiny_train_args(40), "train.log");
   ASSERT_GE(pid, 0);
-  for (int i = 0; i < 1200 && !fs::exists(weights / "last.pt"); ++i) ::usleep(100 * 1000);
-  ASSERT_TRUE(fs::exists(weights / "last.pt")) << yolo::testing::read_file(dir / "train.log");
+  ASSERT_TRUE(yolo::testing::wait_for_file(weights / "last.pt"))
+      << yolo::testing::read_file(dir / "train.log");
   ::kill(pid, SIGHUP);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
@@ -54,14 +50,11 @@ TEST(ProcessSignals, ASecondTermEndsAtOnceAndLeavesACompleteCheckpoint) {
   const std::string bin = YOLO_TRAINER_BIN;
   ASSERT_EQ(yolo::testing::make_tiny_dataset(bin, dir).exit_code, 0);
   const fs::path weights = dir / "runs/train/weights";
-  const pid_t pid = yolo::testing::start_process(
-      bin, dir,
-      {"train", "model=yolov8n.yaml", "data=data/data.yaml", "imgsz=64", "epochs=6", "batch=2",
-       "device=cpu", "plots=False", "project=runs", "name=train", "exist_ok=True"},
-      "train.log");
+  const pid_t pid =
+      yolo::testing::start_process(bin, dir, yolo::testing::tiny_train_args(6), "train.log");
   ASSERT_GE(pid, 0);
-  for (int i = 0; i < 1200 && !fs::exists(weights / "last.pt"); ++i) ::usleep(100 * 1000);
-  ASSERT_TRUE(fs::exists(weights / "last.pt")) << yolo::testing::read_file(dir / "train.log");
+  ASSERT_TRUE(yolo::testing::wait_for_file(weights / "last.pt"))
+      << yolo::testing::read_file(dir / "train.log");
   ::kill(pid, SIGTERM);
   ::usleep(20 * 1000);
   ::kill(pid, SIGTERM);
@@ -92,23 +85,11 @@ TEST(ProcessSignals, CtrlCDuringASaveLetsTheSaveFinish) {
   const int watch = ::inotify_init1(IN_CLOEXEC);
   ASSERT_GE(watch, 0);
   ASSERT_GE(::inotify_add_watch(watch, weights.c_str(), IN_CREATE), 0);
-  const pid_t pid = yolo::testing::start_process(
-      bin, dir,
-      {"train", "model=yolov8n.yaml", "data=data/data.yaml", "imgsz=64", "epochs=6", "batch=2",
-       "device=cpu", "plots=False", "project=runs", "name=train", "exist_ok=True"},
-      "train.log");
+  const pid_t pid =
+      yolo::testing::start_process(bin, dir, yolo::testing::tiny_train_args(6), "train.log");
   ASSERT_GE(pid, 0);
-  bool saving = false;  // the first .last.pt.tmp.* is the first save
-  alignas(inotify_event) char buf[4096];
-  while (!saving) {
-    const ssize_t n = ::read(watch, buf, sizeof buf);
-    ASSERT_GT(n, 0);
-    for (char* p = buf; p < buf + n;) {
-      const auto* ev = reinterpret_cast<const inotify_event*>(p);
-      if (ev->len > 0 && std::string(ev->name).rfind(".last.pt.tmp.", 0) == 0) saving = true;
-      p += sizeof(inotify_event) + ev->len;
-    }
-  }
+  // The first .last.pt.tmp.* is the first save.
+  ASSERT_TRUE(yolo::testing::wait_for_created(watch, ".last.pt.tmp."));
   ::kill(pid, SIGINT);
   ::close(watch);
   int status = 0;
@@ -133,11 +114,11 @@ TEST(ProcessSignals, AClosedOutputPipeDoesNotEndTheRun) {
   ASSERT_EQ(yolo::testing::make_tiny_dataset(bin, dir).exit_code, 0);
   // `head -1` reads the first line and exits; every later write of the trainer meets a pipe
   // without a reader. The trainer's own exit status is what counts (PIPESTATUS).
-  const auto r = yolo::testing::run_command(
-      "bash -c \"cd '" + dir.string() + "' && '" + bin +
-      "' train model=yolov8n.yaml data=data/data.yaml imgsz=64 epochs=2 batch=2 device=cpu "
-      "plots=False project=runs name=pipe exist_ok=True 2>&1 | head -1; "
-      "echo trainer exit \\${PIPESTATUS[0]}\"");
+  const std::string command =
+      yolo::testing::command_line(bin, yolo::testing::tiny_train_args(2, "pipe"));
+  const auto r =
+      yolo::testing::run_command("bash -c \"cd '" + dir.string() + "' && " + command +
+                                 " 2>&1 | head -1; echo trainer exit \\${PIPESTATUS[0]}\"");
   EXPECT_NE(r.output.find("trainer exit 0"), std::string::npos) << r.output;
   EXPECT_TRUE(fs::exists(dir / "runs/pipe/weights/best.pt")) << r.output;
 }

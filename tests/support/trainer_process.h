@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/inotify.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -35,6 +36,51 @@ inline pid_t start_process(const std::string& bin, const std::filesystem::path& 
   argv.push_back(nullptr);
   ::execv(bin.c_str(), argv.data());
   std::_Exit(127);
+}
+
+// The tiny run the fault tests train and interrupt: yolov8n at 64 px on make_tiny_dataset's set,
+// written to dir/runs/`name`.
+inline std::vector<std::string> tiny_train_args(int epochs, const std::string& name = "train") {
+  return {"train",
+          "model=yolov8n.yaml",
+          "data=data/data.yaml",
+          "imgsz=64",
+          "epochs=" + std::to_string(epochs),
+          "batch=2",
+          "device=cpu",
+          "plots=False",
+          "project=runs",
+          "name=" + name,
+          "exist_ok=True"};
+}
+
+// "bin arg arg ..." for run_command (the args hold no spaces or quotes).
+inline std::string command_line(const std::string& bin, const std::vector<std::string>& args) {
+  std::string line = "'" + bin + "'";
+  for (const std::string& a : args) line += " " + a;
+  return line;
+}
+
+// Waits (up to `seconds`) until `file` exists; whether it does.
+inline bool wait_for_file(const std::filesystem::path& file, int seconds = 120) {
+  for (int i = 0; i < seconds * 10 && !std::filesystem::exists(file); ++i) ::usleep(100 * 1000);
+  return std::filesystem::exists(file);
+}
+
+// Blocks until a file whose name starts with `prefix` is created in the folder that `watch` (an
+// inotify descriptor with IN_CREATE) watches, e.g. ".last.pt.tmp." when a save begins. False if
+// the descriptor fails.
+inline bool wait_for_created(int watch, const std::string& prefix) {
+  alignas(inotify_event) char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(watch, buf, sizeof buf);
+    if (n <= 0) return false;
+    for (char* p = buf; p < buf + n;) {
+      const auto* ev = reinterpret_cast<const inotify_event*>(p);
+      if (ev->len > 0 && std::string(ev->name).rfind(prefix, 0) == 0) return true;
+      p += sizeof(inotify_event) + ev->len;
+    }
+  }
 }
 
 }  // namespace yolo::testing

@@ -54,6 +54,13 @@ yolo::Config tiny_run(const fs::path& data, const fs::path& project, const std::
   return cfg;
 }
 
+// tiny_run without plots: for runs compared with each other.
+yolo::Config quiet_run(const fs::path& data, const fs::path& project, const std::string& name) {
+  yolo::Config c = tiny_run(data, project, name);
+  c.set("plots", YAML::Node(false));
+  return c;
+}
+
 std::vector<std::string> split_csv(const std::string& line) {
   std::vector<std::string> cells;
   std::stringstream in(line);
@@ -150,11 +157,7 @@ TEST(Train, SaveFalseWritesCheckpointsOnlyAtTheEnd) {
 TEST(Train, InterruptedRunResumesToTheSameWeights) {
   yolo::testing::TempDir tmp("train_resume");
   const fs::path data = make_dataset(tmp.path);
-  auto quiet = [&](const std::string& name) {
-    yolo::Config c = tiny_run(data, tmp.path / "runs", name);
-    c.set("plots", YAML::Node(false));
-    return c;
-  };
+  auto quiet = [&](const std::string& name) { return quiet_run(data, tmp.path / "runs", name); };
   yolo::Trainer full(quiet("full"));
   ASSERT_EQ(full.train().epochs_completed, 2);
 
@@ -200,11 +203,7 @@ TEST(Train, InterruptedRunResumesToTheSameWeights) {
 TEST(Train, ResumeFromEveryStopPointEqualsAnUninterruptedRun) {
   yolo::testing::TempDir tmp("train_resume_points");
   const fs::path data = make_dataset(tmp.path);
-  auto quiet = [&](const std::string& name) {
-    yolo::Config c = tiny_run(data, tmp.path / "runs", name);
-    c.set("plots", YAML::Node(false));
-    return c;
-  };
+  auto quiet = [&](const std::string& name) { return quiet_run(data, tmp.path / "runs", name); };
   yolo::Trainer full(quiet("full"));
   ASSERT_EQ(full.train().epochs_completed, 2);
   const auto reference = csv_lines(tmp.path / "runs/full/results.csv");

@@ -537,10 +537,8 @@ StreamStats StreamSupervisor::stats() const {
   s.retries = impl_->retries;
   s.failures_in_a_row = impl_->failures_in_a_row;
   s.last_error = impl_->last_error;
-  if (!impl_->attempt_has_frame) {
-    s.activity = impl_->activity;
-    s.activity_detail = impl_->activity_detail;
-  }
+  s.activity = impl_->activity;  // cleared by the attempt's first frame
+  s.activity_detail = impl_->activity_detail;
   s.frames = impl_->frames;
   s.source_frames = impl_->source_frames;
   if (impl_->last_frame) {

@@ -23,6 +23,7 @@
 #include <csignal>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,25 +82,19 @@ std::string unknown_argument(const CLI::App& app, const std::string& arg) {
                      fmt::join(options, ", "));
 }
 
-// What the signal thread asks of the main thread.
-struct Requests {
-  std::mutex mutex;
-  std::condition_variable cv;
-  bool stop = false;
-  int reloads = 0;
-};
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  yolo::ignore_write_signals();  // a client that hangs up or a file size limit is not fatal
-  CLI::App app{"yolo-monitor: YOLO detection on cameras, results over HTTP (docs/monitor.md)"};
+struct CommandLine {
   std::string config_path;
   bool check_only = false;
+};
+
+// Fills `cmd`, or returns the exit code when the program ends here (--help, --version, a usage
+// error named with what to type). Sets up logging.
+std::optional<int> parse_command_line(int argc, char** argv, CommandLine& cmd) {
+  CLI::App app{"yolo-monitor: YOLO detection on cameras, results over HTTP (docs/monitor.md)"};
   // Not required() and extras allowed: CLI11 would report "--config is required" for
   // `--confg x.yaml`, the consequence of a typo instead of the typo; both are checked below.
-  app.add_option("-c,--config", config_path, "service configuration (YAML)");
-  app.add_flag("--check", check_only, "validate the configuration and exit");
+  app.add_option("-c,--config", cmd.config_path, "service configuration (YAML)");
+  app.add_flag("--check", cmd.check_only, "validate the configuration and exit");
   app.set_version_flag("--version", std::string("yolo-monitor ") + yolo::kVersion);
   app.allow_extras();
   try {
@@ -113,12 +108,40 @@ int main(int argc, char** argv) {
     spdlog::error("{}", unknown_argument(app, app.remaining().front()));
     return yolo::kExitUsage;
   }
-  if (config_path.empty()) {
+  if (cmd.config_path.empty()) {
     spdlog::error(
         "--config is required: yolo-monitor --config /etc/yolo-edge/monitor.yaml (config/"
         "monitor.yaml is an example with every key; docs/monitor.md); --help lists the options");
     return yolo::kExitUsage;
   }
+  return std::nullopt;
+}
+
+// --check: models and classes too, since a file that does not load or a class the model lacks
+// is a configuration error, not an outage to retry. The exit code.
+int check_configuration(const yolo::monitor::MonitorConfig& config, const std::string& path) {
+  const std::vector<std::string> problems = yolo::monitor::check_models(config);
+  for (const auto& p : problems) spdlog::error("{}: {}", path, p);
+  if (!problems.empty()) return yolo::kExitUsage;
+  std::printf("%s: valid (%zu streams, models load)\n", path.c_str(), config.streams.size());
+  return 0;
+}
+
+// What the signal thread asks of the main thread.
+struct Requests {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool stop = false;
+  int reloads = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  yolo::ignore_write_signals();  // a client that hangs up or a file size limit is not fatal
+  CommandLine cmd;
+  if (const std::optional<int> done = parse_command_line(argc, argv, cmd)) return *done;
+  const std::string& config_path = cmd.config_path;
 
   yolo::monitor::MonitorConfig config;
   try {
@@ -130,16 +153,7 @@ int main(int argc, char** argv) {
     spdlog::error("{}: {}", config_path, e.what());
     return yolo::kExitFailure;
   }
-  if (check_only) {
-    // Models and classes too: a file that does not load or a class the model lacks is a
-    // configuration error, not an outage to retry.
-    const std::vector<std::string> problems = yolo::monitor::check_models(config);
-    for (const auto& p : problems) spdlog::error("{}: {}", config_path, p);
-    if (!problems.empty()) return yolo::kExitUsage;
-    std::printf("%s: valid (%zu streams, models load)\n", config_path.c_str(),
-                config.streams.size());
-    return 0;
-  }
+  if (cmd.check_only) return check_configuration(config, config_path);
 
   // Handlers before any GStreamer or model thread starts work; SIGHUP is a reload.
   Requests requests;
