@@ -67,8 +67,8 @@ packages=(
   # publishing to MQTT: the client library, and its command-line clients for watching what a box
   # publishes (mosquitto_sub)
   libmosquitto-dev mosquitto-clients
-  # the quickstart polls the element's HTTP endpoint
-  curl
+  # the quickstart polls the element's HTTP endpoint; the docs' examples read its JSON with jq
+  curl jq
 )
 # What only the tests, fuzzers and benchmarks need (left out by --product).
 test_packages=(

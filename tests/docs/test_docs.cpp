@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "doc_shell.h"
 #include "yolo/core/device.h"
 #include "yolo/trainer/command_line.h"
 #include "yolo/trainer/config.h"
@@ -28,31 +29,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+namespace docs = yolo::testing::docs;
+using docs::read_text;
+using docs::split_lines;
+using docs::trim;
+
 const fs::path kSourceDir = YOLO_SOURCE_DIR;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  const size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-  }
-  return lines;
-}
 
 // ---- extracting commands ---------------------------------------------------------------------
 
@@ -63,113 +45,18 @@ struct DocCommand {
   std::vector<std::string> args;  // the words after `yolo-trainer`, quotes removed
 };
 
-// Splits one logical shell line into commands (separated by |, ||, &&, ;, &) of words, with
-// quotes and backslash escapes resolved, comments dropped and redirections (> f, 2>&1) removed.
-std::vector<std::vector<std::string>> shell_commands(const std::string& line) {
-  std::vector<std::vector<std::string>> commands(1);
-  std::string word;
-  bool in_word = false, skip_next_word = false;
-  auto end_word = [&] {
-    if (!in_word) return;
-    if (skip_next_word) {
-      skip_next_word = false;
-    } else {
-      commands.back().push_back(word);
-    }
-    word.clear();
-    in_word = false;
-  };
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '\'' || c == '"') {
-      const size_t close = line.find(c, i + 1);
-      word += line.substr(i + 1, close == std::string::npos ? std::string::npos : close - i - 1);
-      in_word = true;
-      if (close == std::string::npos) break;
-      i = close;
-    } else if (c == '\\' && i + 1 < line.size()) {
-      word += line[++i];
-      in_word = true;
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      end_word();
-    } else if (c == '#' && !in_word) {
-      break;  // comment
-    } else if (c == '>' || c == '<') {
-      // "2>" and "2>&1": the digits belong to the operator, the next word is its target.
-      if (in_word && std::all_of(word.begin(), word.end(), [](char d) { return std::isdigit(d); }))
-        word.clear(), in_word = false;
-      end_word();
-      while (i + 1 < line.size() && (line[i + 1] == '>' || line[i + 1] == '&')) ++i;
-      skip_next_word = true;
-      // "2>&1": the target is glued to the operator.
-      if (i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1]))) {
-        while (i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1]))) ++i;
-        skip_next_word = false;
-      }
-    } else if (c == '|' || c == ';' || c == '&') {
-      end_word();
-      while (i + 1 < line.size() && (line[i + 1] == '|' || line[i + 1] == '&')) ++i;
-      commands.emplace_back();
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  end_word();
-  return commands;
-}
-
 bool is_trainer_word(const std::string& word) {
   return word == "yolo-trainer" ||
          (word.size() > 13 && word.compare(word.size() - 13, 13, "/yolo-trainer") == 0);
 }
 
-// Code blocks whose lines are shell commands. `console` blocks hold commands on "$ " lines and
-// output on the others; other languages (text, yaml, json, ...) are never read as commands.
-bool is_shell_block(const std::string& info) {
-  static const std::set<std::string> shells = {"", "sh", "bash", "shell", "zsh", "console"};
-  return shells.count(info) > 0;
-}
-
 std::vector<DocCommand> extract_commands(const std::string& markdown, const std::string& file) {
   std::vector<DocCommand> out;
-  const std::vector<std::string> lines = split_lines(markdown);
-  bool in_block = false;
-  std::string fence, info;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string t = trim(lines[i]);
-    if (!in_block) {
-      if (t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0) {
-        const size_t n = t.find_first_not_of(t[0]);
-        fence = t.substr(0, n);
-        std::istringstream words(n == std::string::npos ? std::string() : t.substr(n));
-        info.clear();
-        words >> info;
-        std::transform(info.begin(), info.end(), info.begin(),
-                       [](unsigned char c) { return std::tolower(c); });
-        in_block = true;
-      }
-      continue;
-    }
-    if (t.rfind(fence, 0) == 0 && t.find_first_not_of(fence[0]) == std::string::npos) {
-      in_block = false;
-      continue;
-    }
-    if (!is_shell_block(info)) continue;
-    const size_t first = i;
-    std::string logical = t;
-    while (!logical.empty() && logical.back() == '\\' && i + 1 < lines.size()) {
-      logical.pop_back();
-      logical += " " + trim(lines[++i]);
-    }
-    if (info == "console") {
-      if (logical.rfind("$ ", 0) != 0) continue;
-      logical = logical.substr(2);
-    }
-    for (const auto& words : shell_commands(logical)) {
+  for (const docs::ShellLine& line : docs::shell_lines(markdown, file)) {
+    for (const auto& words : docs::shell_commands(line.text)) {
       auto it = std::find_if(words.begin(), words.end(), is_trainer_word);
       if (it == words.end()) continue;
-      out.push_back({file + ":" + std::to_string(first + 1), logical, {it + 1, words.end()}});
+      out.push_back({line.where, line.text, {it + 1, words.end()}});
     }
   }
   return out;
@@ -196,16 +83,11 @@ std::string check_command(const std::vector<std::string>& args, const yolo::Conf
 }
 
 std::vector<fs::path> documentation_files() {
-  std::vector<fs::path> files = {kSourceDir / "README.md"};
-  for (const auto& entry : fs::directory_iterator(kSourceDir / "docs")) {
-    if (entry.path().extension() == ".md") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+  return docs::documentation_files(kSourceDir);
 }
 
 yolo::ConfigSchema source_schema() {
-  return yolo::ConfigSchema::parse(read_file(kSourceDir / "config" / "default.yaml"));
+  return yolo::ConfigSchema::parse(read_text(kSourceDir / "config" / "default.yaml"));
 }
 
 // ---- the key and mode tables of docs/cli.md --------------------------------------------------
@@ -372,7 +254,7 @@ std::vector<std::string> broken_links(const std::string& markdown, const fs::pat
     if (hash == std::string::npos) continue;
     if (!file.empty() && fs::path(file).extension() != ".md") continue;
     const std::set<std::string> anchors =
-        anchors_of(file.empty() ? markdown : read_file(dir / file));
+        anchors_of(file.empty() ? markdown : read_text(dir / file));
     if (!anchors.count(target.substr(hash + 1))) broken.push_back(target);
   }
   return broken;
@@ -515,7 +397,7 @@ TEST(Documentation, EveryTrainerCommandInTheDocsIsValid) {
   std::string failures;
   for (const fs::path& file : documentation_files()) {
     const std::string name = fs::relative(file, kSourceDir).string();
-    for (const DocCommand& cmd : extract_commands(read_file(file), name)) {
+    for (const DocCommand& cmd : extract_commands(read_text(file), name)) {
       ++per_file[name];
       const std::string problem = check_command(cmd.args, schema);
       if (!problem.empty()) failures += cmd.where + ": `" + cmd.text + "`\n    " + problem + "\n";
@@ -532,14 +414,14 @@ TEST(Documentation, EveryTrainerCommandInTheDocsIsValid) {
 }
 
 TEST(Documentation, CliReferenceDocumentsExactlyTheKeysOfDefaultYaml) {
-  const std::string cli = read_file(kSourceDir / "docs" / "cli.md");
+  const std::string cli = read_text(kSourceDir / "docs" / "cli.md");
   const std::string keys = marked_region(cli, "keys");
   ASSERT_FALSE(keys.empty()) << "docs/cli.md lacks <!-- keys:begin --> ... <!-- keys:end -->";
   EXPECT_EQ(join(check_key_tables(keys, source_schema())), "");
 }
 
 TEST(Documentation, CliReferenceListsEveryMode) {
-  const std::string cli = read_file(kSourceDir / "docs" / "cli.md");
+  const std::string cli = read_text(kSourceDir / "docs" / "cli.md");
   const std::string modes = marked_region(cli, "modes");
   ASSERT_FALSE(modes.empty()) << "docs/cli.md lacks <!-- modes:begin --> ... <!-- modes:end -->";
   EXPECT_EQ(join(check_mode_table(modes, yolo::known_modes())), "");
@@ -547,7 +429,7 @@ TEST(Documentation, CliReferenceListsEveryMode) {
 
 TEST(Documentation, RelativeLinksInDocsResolve) {
   for (const fs::path& file : documentation_files()) {
-    EXPECT_EQ(broken_links(read_file(file), file.parent_path()), std::vector<std::string>{})
+    EXPECT_EQ(broken_links(read_text(file), file.parent_path()), std::vector<std::string>{})
         << file;
   }
 }
