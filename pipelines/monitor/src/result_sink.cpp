@@ -40,6 +40,10 @@ ResultSink::ResultSink(ResultSinkOptions options, ResultsStore& results, Snapsho
                       {"stream", "zone", "class"});
     metrics_->declare("yolo_analytics_events_total", MetricType::kCounter,
                       "Analytics events by type", {"stream", "type"});
+    metrics_->declare("yolo_monitor_output_errors_total", MetricType::kCounter,
+                      "Results an output (JSON lines, snapshot archive, results or events store) "
+                      "could not take: a full disk, a file size limit",
+                      {"stream"});
   }
   if (archive_ && !snapshots_) {
     throw std::invalid_argument("result sink: the snapshot archive needs a snapshot store");
@@ -177,6 +181,7 @@ nlohmann::json ResultSink::publish_events(const std::string& stream_id,
 
 void ResultSink::output_failed(const std::string& stream_id, const std::string& what) {
   ++output_errors_;
+  if (metrics_) metrics_->add("yolo_monitor_output_errors_total", {stream_id});
   std::lock_guard<std::mutex> lock(mutex_);
   auto& s = streams_[stream_id];
   if (!s.warned) {  // once per stream: a full disk must not flood the log at frame rate
