@@ -2,7 +2,8 @@
 // test: the terminal closing (SIGHUP) stops the run like SIGTERM, with last.pt saved and a resume
 // line; Ctrl-C during a save lets the save finish; a second SIGTERM ends the run at once with a
 // complete checkpoint left; output into a pipe whose reader has gone (SIGPIPE) does not end the
-// run half-way. The file size limit (SIGXFSZ) is covered by test_disk_full.
+// run half-way; SIGTERM during the final evaluation lets the complete run finish. The file size
+// limit (SIGXFSZ) is covered by test_disk_full.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,4 +122,43 @@ TEST(ProcessSignals, AClosedOutputPipeDoesNotEndTheRun) {
                                  " 2>&1 | head -1; echo trainer exit \\${PIPESTATUS[0]}\"");
   EXPECT_NE(r.output.find("trainer exit 0"), std::string::npos) << r.output;
   EXPECT_TRUE(fs::exists(dir / "runs/pipe/weights/best.pt")) << r.output;
+}
+
+// SIGTERM once every epoch has run, while the final evaluation saves last.pt without its
+// optimiser (the third save of last.pt in a 2-epoch run): nothing is left to interrupt, so the
+// run completes (best.pt validated, exit 0), says so instead of promising a resume, and leaves
+// complete checkpoints and no temporary files.
+TEST(ProcessSignals, ATermDuringTheFinalEvaluationLetsTheRunComplete) {
+  yolo::testing::TempDir tmp("signals_final_eval");
+  const fs::path dir = tmp.path;
+  const std::string bin = YOLO_TRAINER_BIN;
+  ASSERT_EQ(yolo::testing::make_tiny_dataset(bin, dir).exit_code, 0);
+  const fs::path weights = dir / "runs/train/weights";
+  fs::create_directories(weights);
+  const int watch = ::inotify_init1(IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, weights.c_str(), IN_CREATE), 0);
+  const pid_t pid =
+      yolo::testing::start_process(bin, dir, yolo::testing::tiny_train_args(2), "train.log");
+  ASSERT_GE(pid, 0);
+  for (int save = 1; save <= 3; ++save)
+    ASSERT_TRUE(yolo::testing::wait_for_created(watch, ".last.pt.tmp.")) << "save " << save;
+  ::kill(pid, SIGTERM);
+  ::close(watch);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string log = yolo::testing::read_file(dir / "train.log");
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status) << "\n" << log;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << log;
+  EXPECT_NE(log.find("SIGTERM received: every epoch has run"), std::string::npos) << log;
+  EXPECT_NE(log.find("Training finished: 2 epochs"), std::string::npos) << log;
+  EXPECT_EQ(log.find("resume="), std::string::npos) << "a complete run offers no resume\n" << log;
+  for (const auto& e : fs::directory_iterator(weights))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos)
+        << "left behind: " << e.path();
+  for (const char* file : {"last.pt", "best.pt"}) {
+    const auto info = yolo::testing::run_command("cd '" + dir.string() + "' && " + bin +
+                                                 " info model=runs/train/weights/" + file);
+    EXPECT_EQ(info.exit_code, 0) << file << "\n" << info.output;
+  }
 }

@@ -18,9 +18,12 @@ target_compile_definitions(test_process_signals PRIVATE
   YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_process_signals yolo-trainer)
 
-# SIGXFSZ and SIGPIPE sent to yolo-monitor by a file size limit and a closed log pipe, not masked.
-yolo_add_test(NAME test_monitor_signals LABEL faults SOURCES ${_dir}/test_monitor_signals.cpp
-  NO_TORCH TIMEOUT 600)
-target_compile_definitions(test_monitor_signals PRIVATE
-  YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_MONITOR_BIN="$<TARGET_FILE:yolo-monitor>")
-add_dependencies(test_monitor_signals yolo-trainer yolo-monitor)
+# SIGXFSZ and SIGPIPE sent to yolo-monitor by a file size limit and a closed log pipe, not masked
+# (with the pipelines only: YOLO_BUILD_PIPELINES).
+if(TARGET yolo-monitor)
+  yolo_add_test(NAME test_monitor_signals LABEL faults SOURCES ${_dir}/test_monitor_signals.cpp
+    NO_TORCH TIMEOUT 600)
+  target_compile_definitions(test_monitor_signals PRIVATE
+    YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_MONITOR_BIN="$<TARGET_FILE:yolo-monitor>")
+  add_dependencies(test_monitor_signals yolo-trainer yolo-monitor)
+endif()

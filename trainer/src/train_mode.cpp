@@ -58,14 +58,23 @@ int run_train_mode(const Config& cfg, const std::vector<std::string>& args) {
   // resume=True continues, instead of the epoch's work being lost.
   StopSignalWatcher watcher(
       [&](int sig) {
-        spdlog::warn(
-            "{} received: finishing the current batch and saving last.pt (press Ctrl-C "
-            "again to quit at once)",
-            sig == SIGINT   ? "Ctrl-C"
-            : sig == SIGHUP ? "SIGHUP (terminal closed)"
-                            : "SIGTERM");
+        const char* what = sig == SIGINT   ? "Ctrl-C"
+                           : sig == SIGHUP ? "SIGHUP (terminal closed)"
+                                           : "SIGTERM";
+        Trainer* t = active.load();
+        if (t && t->in_final_evaluation()) {
+          spdlog::warn(
+              "{} received: every epoch has run; finishing the final evaluation of best.pt "
+              "(press Ctrl-C again to quit at once: last.pt and best.pt on disk are complete)",
+              what);
+        } else {
+          spdlog::warn(
+              "{} received: finishing the current batch and saving last.pt (press Ctrl-C "
+              "again to quit at once)",
+              what);
+        }
         early_signal = true;
-        if (Trainer* t = active.load()) t->request_stop();
+        if (t) t->request_stop();
       },
       /*exit_on_second=*/true, /*watch_hangup=*/true);
   Trainer trainer(cfg, dist);
@@ -75,8 +84,8 @@ int run_train_mode(const Config& cfg, const std::vector<std::string>& args) {
   active = nullptr;
   if (!dist.is_main()) return 0;
   if (r.interrupted) {
-    fmt::print("Training stopped after {} epochs; continue with: yolo-trainer train resume={}\n",
-               r.epochs_completed, r.last.string());
+    fmt::print("Training stopped after {} epoch{}; continue with: yolo-trainer train resume={}\n",
+               r.epochs_completed, r.epochs_completed == 1 ? "" : "s", r.last.string());
     return 0;
   }
   fmt::print(

@@ -417,6 +417,7 @@ void Trainer::save_checkpoint(const fs::path& path, bool with_optimizer) {
 // Strips the optimiser state from both checkpoints and validates best.pt with plots.
 void Trainer::final_evaluation(TrainResult& out) {
   State& s = *s_;
+  in_final_evaluation_ = true;
   // Where the time went: on small sets per-epoch validation and checkpoints are a visible share
   // (val=False skips the per-epoch validation), and a slow run should say which part was slow.
   spdlog::info(

@@ -62,6 +62,9 @@ class Trainer {
 
   // Thread-safe: finish the current batch, save last.pt, return from train().
   void request_stop() { stop_requested_ = true; }
+  // True once every epoch has run and the final evaluation (checkpoints without the optimiser,
+  // best.pt validated) has begun: a stop then no longer interrupts anything, the run completes.
+  bool in_final_evaluation() const { return in_final_evaluation_; }
   // Called after every optimiser-step-sized batch with the global iteration (tests).
   void set_batch_callback(std::function<void(int64_t iteration)> cb) { on_batch_ = std::move(cb); }
   // Called on rank 0 when an epoch's validation is done, before its results row and checkpoint
@@ -128,6 +131,7 @@ class Trainer {
   Config cfg_;
   DistributedEnv dist_;
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> in_final_evaluation_{false};
   std::function<void(int64_t)> on_batch_;
   std::function<void(int)> on_validated_;
   std::function<void(const BatchSchedule&)> on_schedule_;
