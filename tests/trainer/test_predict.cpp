@@ -364,13 +364,13 @@ TEST(Predict, NothingReadable) {
 }
 
 // An RTSP URI nobody serves fails fast with a message naming it, without crashing.
+// A refused connection fails at once: stream_timeout (here far beyond the test's ctest TIMEOUT, so
+// that waiting it out fails the test) bounds waiting for a source that may still answer, not one
+// that has said no.
 TEST(Predict, UnreachableStreamFailsCleanly) {
   TempDir tmp("predict_stream");
-  const auto t0 = std::chrono::steady_clock::now();
   const yolo::PredictReport r = yolo::run_predict(
-      options("rtsp://127.0.0.1:9/x", tmp.path / "runs", {{"stream_timeout", "5"}}));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      options("rtsp://127.0.0.1:9/x", tmp.path / "runs", {{"stream_timeout", "3600"}}));
   EXPECT_EQ(r.frames, 0);
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_NE(r.problems[0].find("rtsp://127.0.0.1:9/x"), std::string::npos) << r.problems[0];
@@ -379,7 +379,6 @@ TEST(Predict, UnreachableStreamFailsCleanly) {
             std::string::npos)
       << r.problems[0];
   EXPECT_NE(r.problems[0].find("stream_timeout="), std::string::npos) << r.problems[0];
-  EXPECT_LT(seconds, 8.0);
 }
 
 #ifdef YOLO_HAVE_RTSP_SERVER
