@@ -1,14 +1,67 @@
 #include "yolo/runtime/engine.h"
 
+#include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
 
+#include "yolo/core/cpu_features.h"
+
 namespace yolo {
+namespace {
+
+// BF16 autocast on the CPU for one forward pass on this thread (autocast state is thread-local),
+// restored after it. LibTorch 2.4 replaced the per-device setters with ones taking the device.
+class CpuBf16Autocast {
+ public:
+  explicit CpuBf16Autocast(bool enable) : enable_(enable) {
+    if (!enable_) return;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    was_enabled_ = at::autocast::is_autocast_enabled(at::kCPU);
+    was_dtype_ = at::autocast::get_autocast_dtype(at::kCPU);
+    at::autocast::set_autocast_enabled(at::kCPU, true);
+    at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
+#else
+    was_enabled_ = at::autocast::is_cpu_enabled();
+    was_dtype_ = at::autocast::get_autocast_cpu_dtype();
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+#endif
+  }
+  ~CpuBf16Autocast() {
+    if (!enable_) return;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    at::autocast::set_autocast_enabled(at::kCPU, was_enabled_);
+    at::autocast::set_autocast_dtype(at::kCPU, was_dtype_);
+#else
+    at::autocast::set_cpu_enabled(was_enabled_);
+    at::autocast::set_autocast_cpu_dtype(was_dtype_);
+#endif
+  }
+  CpuBf16Autocast(const CpuBf16Autocast&) = delete;
+  CpuBf16Autocast& operator=(const CpuBf16Autocast&) = delete;
+
+ private:
+  bool enable_;
+  bool was_enabled_ = false;
+  at::ScalarType was_dtype_ = at::kBFloat16;
+};
+
+// 4-D weights (convolution kernels) in channels-last layout, before freezing folds them into the
+// graph as constants: the convolutions then need no layout conversion of their weights per call.
+void weights_to_channels_last(torch::jit::Module& module) {
+  torch::NoGradGuard no_grad;
+  for (torch::Tensor p : module.parameters(/*recurse=*/true)) {
+    if (p.dim() == 4) p.set_data(p.contiguous(c10::MemoryFormat::ChannelsLast));
+  }
+}
+
+}  // namespace
 
 Engine::Engine(const std::string& model_path, const EngineOptions& options)
     : path_(model_path), options_(options), device_(options.device) {
@@ -16,11 +69,22 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
     throw std::invalid_argument(
         fmt::format("half=True needs a GPU (device=0 or cuda:0); {} runs FP32", device_.str()));
   }
+  if (options_.bf16.value_or(false) && !device_.is_cpu()) {
+    throw std::invalid_argument(fmt::format(
+        "bf16=True is BF16 autocast on the CPU; on {} use half=True (FP16)", device_.str()));
+  }
+  bf16_ = device_.is_cpu() && options_.bf16.value_or(cpu_features().native_bf16());
+  if (bf16_ && !cpu_features().native_bf16()) {
+    spdlog::warn(
+        "bf16=True on a CPU without native BF16 (AVX-512 BF16 or AMX): emulated, usually slower "
+        "than FP32");
+  }
   LoadedModel loaded = load_torchscript(model_path, device_);
   metadata_ = loaded.metadata;
   module_ = loaded.module;
   if (options_.half) module_.to(torch::kHalf);
   module_.eval();
+  if (options_.channels_last) weights_to_channels_last(module_);
   if (options_.freeze) {
     try {
       module_ = torch::jit::freeze(module_);
@@ -30,13 +94,20 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
                    std::string(e.what_without_backtrace()).substr(0, 200));
     }
   }
+  // The warm-up runs take the path real frames take (layout, autocast): the profiling executor
+  // specialises the graph to what it sees in them.
   torch::Tensor dummy = torch::zeros(
       {1, metadata_.channels, input_height(), input_width()},
       torch::TensorOptions().device(device_).dtype(options_.half ? torch::kHalf : torch::kFloat));
   for (int i = 0; i < options_.warmup_runs; ++i) forward(dummy);
-  spdlog::debug("engine: '{}' on {} ({}x{}, {} classes, {})", model_path, device_.str(),
+  spdlog::debug("engine: '{}' on {} ({}x{}, {} classes, {}, {})", model_path, device_.str(),
                 input_height(), input_width(), metadata_.names.size(),
-                metadata_.end2end ? "end-to-end" : "NMS");
+                metadata_.end2end ? "end-to-end" : "NMS", precision());
+}
+
+std::string Engine::precision() const {
+  const char* arithmetic = options_.half ? "FP16" : bf16_ ? "BF16 autocast" : "FP32";
+  return std::string(arithmetic) + (options_.channels_last ? ", channels-last" : "");
 }
 
 torch::Tensor Engine::forward(const torch::Tensor& input) {
@@ -51,9 +122,13 @@ torch::Tensor Engine::forward(const torch::Tensor& input) {
   c10::InferenceMode guard;
   torch::Tensor x =
       input.to(device_, options_.half ? torch::kHalf : torch::kFloat, /*non_blocking=*/true);
+  if (options_.channels_last) x = x.contiguous(c10::MemoryFormat::ChannelsLast);
   std::lock_guard<std::mutex> lock(mutex_);
   try {
-    return module_.forward({x}).toTensor();
+    CpuBf16Autocast autocast(bf16_);
+    torch::Tensor out = module_.forward({x}).toTensor();
+    // Postprocessing reads FP32 (or the FP16 the caller asked for), never BF16.
+    return out.scalar_type() == torch::kBFloat16 ? out.to(torch::kFloat) : out;
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
     throw std::runtime_error(fmt::format("'{}' failed on input [{}]: {}", path_,

@@ -1,7 +1,9 @@
 // The engine on real exported checkpoints: outputs equal to the eager fused model, detection on
 // frames of any size (boxes inside the source frame), shape errors, concurrent callers.
 #include <gtest/gtest.h>
+
 #include <torch/torch.h>
+#include <memory>
 
 #include <filesystem>
 #include <opencv2/imgproc.hpp>
@@ -122,6 +124,44 @@ TEST(Engine, ClearErrors) {
   half.half = true;
   EXPECT_THROW(yolo::Engine(e.path.string(), half), std::invalid_argument);
   EXPECT_THROW(yolo::Engine("/no/such/model.torchscript", {}), yolo::CheckpointError);
+}
+
+// The layout and precision levers change how the forward pass computes, not what it computes:
+// channels-last gives the FP32 numbers to rounding, BF16 autocast to BF16's precision, and the
+// engine says which arithmetic it runs.
+TEST(Engine, LayoutAndPrecisionLeversKeepTheOutput) {
+  Exported e = export_model("yolov8n.yaml", 64, 64);
+  auto engine = [&](bool channels_last, bool bf16) {
+    yolo::EngineOptions o;
+    o.channels_last = channels_last;
+    o.bf16 = bf16;
+    return std::make_unique<yolo::Engine>(e.path.string(), o);
+  };
+  const auto plain = engine(false, false), cl = engine(true, false), bf16 = engine(true, true);
+  EXPECT_EQ(plain->precision(), "FP32");
+  EXPECT_EQ(cl->precision(), "FP32, channels-last");
+  EXPECT_EQ(bf16->precision(), "BF16 autocast, channels-last");
+  torch::manual_seed(0);
+  const torch::Tensor x = torch::rand({2, 3, 64, 64});
+  const torch::Tensor ref = plain->forward(x);
+  const torch::Tensor a = cl->forward(x), b = bf16->forward(x);
+  EXPECT_EQ(b.scalar_type(), torch::kFloat) << "postprocessing reads FP32";
+  EXPECT_LT((a - ref).abs().max().item<double>(), 1e-3);
+  // Boxes are pixels of a 64 px input, scores in [0, 1]: BF16's 8-bit mantissa moves them a
+  // little, never wholesale.
+  const double box = (b.slice(1, 0, 4) - ref.slice(1, 0, 4)).abs().max().item<double>();
+  const double score = (b.slice(1, 4) - ref.slice(1, 4)).abs().max().item<double>();
+  EXPECT_LT(box, 1.0);
+  EXPECT_LT(score, 0.05);
+  yolo::EngineOptions gpu_bf16;
+  gpu_bf16.device = "cuda:0";
+  gpu_bf16.bf16 = true;
+  try {
+    yolo::Engine refused(e.path.string(), gpu_bf16);
+    FAIL() << "bf16=True accepted on a GPU";
+  } catch (const std::invalid_argument& err) {
+    EXPECT_NE(std::string(err.what()).find("half=True"), std::string::npos) << err.what();
+  }
 }
 
 TEST(Engine, ConcurrentCallersGetTheirOwnResults) {

@@ -21,6 +21,23 @@ TEST(Checks, CpuReport) {
   EXPECT_NE(r.text.find("2 intra-op"), std::string::npos) << r.text;
   EXPECT_NE(r.verdict.find("CPU"), std::string::npos);
   EXPECT_EQ(r.verdict.find("reference BLAS"), std::string::npos);
+  EXPECT_NE(r.text.find("CPU BF16      none"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("Inference     CPU: FP32, channels-last"), std::string::npos) << r.text;
+}
+
+// What the runtime will use: BF16 autocast where the CPU computes BF16 natively.
+TEST(Checks, SaysWhichPrecisionTheRuntimeUses) {
+  yolo::BackendInfo b;
+  b.torch_version = "2.11.0";
+  b.gpus.push_back({0, "AMD Radeon RX 7900 XTX", 24ull << 30});
+  yolo::CpuFeatures cpu;
+  cpu.avx512_bf16 = true;
+  const auto r = yolo::format_checks(b, {"MKL", "", false}, 2, "4.6.0", "1.22.0", cpu);
+  EXPECT_NE(r.text.find("CPU BF16      AVX-512 BF16"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("CPU: BF16 autocast, channels-last (bf16=False for FP32); GPU: FP32, "
+                        "channels-last (half=True for FP16)"),
+            std::string::npos)
+      << r.text;
 }
 
 TEST(Checks, RocmReportListsGpusAndWarnsOnReferenceBlas) {

@@ -13,8 +13,8 @@
 namespace yolo {
 
 ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int threads,
-                           const std::string& opencv_version,
-                           const std::string& gstreamer_version) {
+                           const std::string& opencv_version, const std::string& gstreamer_version,
+                           const CpuFeatures& cpu) {
   ChecksReport r;
   auto line = [&](std::string_view key, const std::string& value) {
     r.text += fmt::format("{:<14}{}\n", key, value);
@@ -32,6 +32,13 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
   line("CPU threads",
        fmt::format("{} intra-op (of {} cores)", threads, std::thread::hardware_concurrency()));
   line("BLAS", blas.path.empty() ? blas.name : fmt::format("{} ({})", blas.name, blas.path));
+  line("CPU BF16", cpu.describe());
+  // What the runtime (val, predict, track, the elements) will run: the Engine's defaults.
+  std::string inference = cpu.native_bf16()
+                              ? "CPU: BF16 autocast, channels-last (bf16=False for FP32)"
+                              : "CPU: FP32, channels-last (no native BF16)";
+  if (!backend.gpus.empty()) inference += "; GPU: FP32, channels-last (half=True for FP16)";
+  line("Inference", inference);
   line("OpenCV", opencv_version);
   line("GStreamer", gstreamer_version);
 
@@ -61,7 +68,7 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
 
 ChecksReport run_checks() {
   return format_checks(query_backend(), query_blas(), torch_threads(), CV_VERSION,
-                       media::gstreamer_version());
+                       media::gstreamer_version(), cpu_features());
 }
 
 }  // namespace yolo

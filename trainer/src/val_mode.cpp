@@ -31,7 +31,11 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   EngineOptions eopts;
   eopts.device = device.torch_string();
   eopts.half = cfg.get_bool("half") && device.is_gpu;
+  eopts.bf16 = device.is_gpu ? std::optional<bool>(false) : cfg.get_optional_bool("bf16");
+  if (device.is_gpu && cfg.get_optional_bool("bf16").value_or(false))
+    spdlog::warn("bf16=True ignored: BF16 autocast is for CPUs; on a GPU use half=True");
   Engine engine(model_path, eopts);
+  spdlog::info("inference: {}", engine.precision());
   const ModelMetadata& meta = engine.metadata();
   warn_if_traced_head_differs(meta.end2end, cfg.get_optional_bool("nms"), model_path);
 

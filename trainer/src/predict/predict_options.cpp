@@ -39,6 +39,9 @@ PredictOptions PredictOptions::from_config(const Config& cfg, const std::string&
   const bool gpu = torch_device.rfind("cuda", 0) == 0;
   o.half = cfg.get_bool("half") && gpu;
   if (cfg.get_bool("half") && !gpu) spdlog::warn("half=True ignored: {} runs FP32", torch_device);
+  o.bf16 = gpu ? std::optional<bool>(false) : cfg.get_optional_bool("bf16");
+  if (gpu && cfg.get_optional_bool("bf16").value_or(false))
+    spdlog::warn("bf16=True ignored: BF16 autocast is for CPUs; on {} use half=True", torch_device);
 
   o.nms.conf =
       cfg.is_null("conf") ? kDefaultPredictConf : static_cast<float>(cfg.get_float("conf"));

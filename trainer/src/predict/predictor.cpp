@@ -162,7 +162,9 @@ PredictReport run_predict(const PredictOptions& o, const std::atomic<bool>* stop
   EngineOptions eo;
   eo.device = o.device;
   eo.half = o.half;
+  eo.bf16 = o.bf16;
   Engine engine(o.model, eo);
+  spdlog::info("inference: {}", engine.precision());
   const ModelMetadata& meta = engine.metadata();
   warn_if_traced_head_differs(meta.end2end, o.nms_setting, o.model);
   for (int c : o.nms.classes) {

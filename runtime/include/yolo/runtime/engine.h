@@ -2,7 +2,11 @@
 //
 // Loads a checkpoint (ours or an Ultralytics TorchScript export) straight onto the device
 // (anchors are baked into the trace, so the model is never moved after loading), in eval mode,
-// FP16 on GPUs when asked, frozen for inference, and warmed up. Input size, class names, stride
+// FP16 on GPUs when asked, frozen for inference, and warmed up. Frames go through it in
+// channels-last layout (oneDNN's and cuDNN's fast convolution layout) and, on CPUs that compute
+// BF16 natively (AVX-512 BF16, AMX), under BF16 autocast: convolutions in BF16, the rest of the
+// graph as autocast leaves it (FP32 where precision matters). docs/benchmarks.md has each lever's
+// speed-up and its effect on mAP. Input size, class names, stride
 // and the end-to-end flag come from the file's metadata. All methods are thread-safe; forward
 // passes are serialised, which is what one model instance on one device does anyway (the
 // dynamic batcher is the way to share an engine between many callers). LibTorch only: frames
@@ -14,6 +18,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +33,10 @@ struct EngineOptions {
   bool half = false;           // FP16 weights and inputs; GPU only
   bool freeze = true;          // torch::jit::freeze: parameters become constants, faster
   int warmup_runs = 2;         // forward passes at load time (graph optimisation, allocator)
+  // BF16 autocast on the CPU: empty = where the CPU computes BF16 natively
+  // (cpu_features().native_bf16()); true or false to force it on or off. CPU only.
+  std::optional<bool> bf16;
+  bool channels_last = true;  // input (and 4-D weights) in channels-last memory layout
 };
 
 class Engine {
@@ -41,6 +50,9 @@ class Engine {
   int64_t input_width() const { return metadata_.imgsz[1]; }
   bool end2end() const { return metadata_.end2end; }
   const std::string& path() const { return path_; }
+  // The arithmetic the forward pass runs in: "FP32", "BF16 autocast" or "FP16", with
+  // ", channels-last" when that layout is used.
+  std::string precision() const;
 
   // Raw model output for (B, channels, H, W) float input in [0, 1] (any device; moved here):
   // (B, 4+nc, A) or, end-to-end, (B, K, 6), on the engine's device. Throws
@@ -58,6 +70,7 @@ class Engine {
   std::string path_;
   EngineOptions options_;
   c10::Device device_;
+  bool bf16_ = false;  // resolved from options_.bf16 and the CPU
   ModelMetadata metadata_;
   torch::jit::Module module_;
   std::mutex mutex_;

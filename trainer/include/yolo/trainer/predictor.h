@@ -28,6 +28,7 @@ struct PredictOptions {
   std::string source;            // see predict_sources.h
   std::string device = "cpu";    // torch device string: "cpu", "cuda:0"
   bool half = false;             // FP16 inference (GPU only)
+  std::optional<bool> bf16;      // BF16 autocast on the CPU; empty: where the CPU has it natively
   NmsOptions nms;                // conf (0.25), iou (0.7), max_det, classes, agnostic; single-label
   int batch = 1;                 // frames per forward pass (live streams always run one at a time)
   SourceOptions source_options;  // vid_stride, stream_buffer, stream timeout
