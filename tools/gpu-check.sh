@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check: builds the LibTorch-only targets (core, models, runtime core, the trainer's
 # loss/assigner/optimisers) against a Python torch 2.x (CUDA or ROCm) and runs the tests labelled
-# `gpu` (GPU against CPU), then prints one table. Made for a GPU machine that has torch, CMake
+# `gpu` (GPU against CPU), then prints one table, and with a GPU the inference levers' table
+# (bench_inference: FP32, FP16, channels-last; BENCH_MODELS, BENCH_IMGSZ, BENCH_ROUNDS). Made for a GPU machine that has torch, CMake
 # and ninja but no Debian development packages; without a GPU the tests skip with a message.
 #
 #   tools/gpu-check.sh prepare   here, on Debian 12: the few libraries the LibTorch-only build
@@ -23,7 +24,7 @@ mode="${1:-run}"
 
 if [ "$mode" = "prepare" ]; then
   pkgs=(libyaml-cpp-dev libyaml-cpp0.7 libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
-        nlohmann-json3-dev libgtest-dev)
+        nlohmann-json3-dev libgtest-dev libcli11-dev)
   rm -rf "$deps" && mkdir -p "$deps/debs"
   (cd "$deps/debs" && apt-get download "${pkgs[@]}" >/dev/null)
   for f in "$deps"/debs/*.deb; do dpkg -x "$f" "$deps"; done
@@ -86,6 +87,12 @@ if ! "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() el
   YOLO_GPU_TEST_REHEARSAL=1 run_cases "$logs/rehearsal"
 fi
 tested=$(date +%s)
+# The inference levers on the GPU (FP32 against FP16, channels-last; issue #34): one table.
+if "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  "$build/bin/bench_inference" --device cuda:0 --models "${BENCH_MODELS:-yolov8n.yaml,yolo26n.yaml}" \
+    --imgsz "${BENCH_IMGSZ:-640}" --batches 1,8 --rounds "${BENCH_ROUNDS:-30}" \
+    --out "$logs/bench" >"$logs/bench.log" 2>&1 || { tail -30 "$logs/bench.log"; status=1; }
+fi
 
 "$python" - "$logs" "$python" $((configured - start)) $((built - configured)) $((tested - built)) <<'PY' | tee "$logs/summary.txt"
 import glob, json, os, sys
@@ -133,6 +140,7 @@ table(os.path.join(logs, "rehearsal"),
       "REHEARSAL (no GPU: the CPU stood in for it; this checks the tests, not a GPU)")
 PY
 grep -hE "tests passed|tests failed" "$logs"/ctest*.log || true
+if [ -f "$logs/bench/inference.md" ]; then echo; cat "$logs/bench/inference.md"; fi
 if [ -n "${OUT:-}" ]; then cp -r "$logs" "$OUT/"; fi
 echo "gpu-check: $(( $(date +%s) - start )) s in all"
 exit "$status"
