@@ -54,8 +54,11 @@ PreprocessedBatch preprocess_frames(const std::vector<FrameView>& frames,
       content.copy_(image);
     }
   }
-  // The same float arithmetic as images_to_tensor(), so the values match it bit for bit.
-  torch::Tensor x = canvas.to(torch::kFloat).div_(255.0);
+  // The same float arithmetic as images_to_tensor(), so the values match it bit for bit: a true
+  // division on every device. (CUDA turns a division by a CPU scalar into a multiplication by
+  // its reciprocal, one rounding away from x / 255; a divisor tensor on the device is divided by.)
+  torch::Tensor x = canvas.to(torch::kFloat);
+  x.div_(torch::full({}, 255.0f, x.options()));
   batch.input = options.half ? x.to(torch::kHalf) : x;
   return batch;
 }
