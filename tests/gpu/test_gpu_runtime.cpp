@@ -169,6 +169,18 @@ yolo::EngineOptions fp32_on_the_cpu() {
   o.bf16 = false;
   return o;
 }
+
+// An end-to-end model's output is its top K rows by score. Random weights give thousands of
+// anchors whose scores differ by less than the devices' rounding, so the two devices may pick and
+// order different ones among them: compare what top-k promises (the K highest scores, sorted)
+// rather than row by row. Other outputs compare as they are.
+double output_difference(const torch::Tensor& got, const torch::Tensor& expected, bool top_k) {
+  if (!top_k) return relative_max_diff(got, expected);
+  auto scores = [](const torch::Tensor& t) {
+    return std::get<0>(t.select(2, 4).to(torch::kCPU, torch::kFloat).sort(1, true));
+  };
+  return relative_max_diff(scores(got), scores(expected));
+}
 }  // namespace
 
 TEST(GpuEngine, ForwardMatchesTheCpuInFp32AndFp16) {
@@ -185,7 +197,7 @@ TEST(GpuEngine, ForwardMatchesTheCpuInFp32AndFp16) {
     const torch::Tensor expected = cpu.forward(x);
     const torch::Tensor got = gpu.forward(x.to(gpu_device()));
     ASSERT_TRUE(on_gpu(got));
-    EXPECT_LE(relative_max_diff(got, expected), 1e-4) << yaml;
+    EXPECT_LE(output_difference(got, expected, nms_free), 1e-4) << yaml;
     if (!gpu_device().is_cuda()) continue;  // a rehearsal on the CPU: half=True needs a GPU
     go.half = true;
     yolo::Engine half(path.string(), go);
@@ -194,7 +206,7 @@ TEST(GpuEngine, ForwardMatchesTheCpuInFp32AndFp16) {
     // (the anchors baked into the trace), which postprocessing reads either way.
     const torch::Tensor got_half = half.forward(x);
     // FP16 keeps 11 significant bits: boxes in pixels and scores within about 1 %.
-    EXPECT_LE(relative_max_diff(got_half.to(torch::kFloat), expected), 2e-2) << yaml;
+    EXPECT_LE(output_difference(got_half.to(torch::kFloat), expected, nms_free), 2e-2) << yaml;
   }
 }
 
