@@ -17,7 +17,14 @@ std::vector<std::string> ElementSettings::problems() const {
   check("batch-timeout", batch_timeout_us, 0, kMaxBatchTimeoutUs);
   check("inference-interval", inference_interval, 1, 1'000'000);
   check("http-port", http_port, -1, 65535);
+  if (bf16 != "auto" && bf16 != "true" && bf16 != "false")
+    out.push_back(fmt::format("bf16={} is not one of auto, true, false", bf16));
   return out;
+}
+
+std::optional<bool> ElementSettings::bf16_choice() const {
+  if (bf16 == "auto") return std::nullopt;
+  return bf16 == "true";
 }
 
 }  // namespace yolo::gst

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ struct ElementSettings {
   unsigned max_detections = 300;            // 1..kMaxDetections per frame
   std::string classes;                      // "" = all; comma-separated ids and/or names
   bool half = false;                        // FP16 (GPU devices only)
+  std::string bf16 = "auto";                // BF16 autocast on the CPU: auto, true or false
   unsigned batch_size = 1;                  // 1..kMaxBatch frames per model call
   unsigned batch_timeout_us = 5000;         // 0..kMaxBatchTimeoutUs, wait for a batch to fill
   std::string model_instance_id;            // "" = a model of its own
@@ -36,6 +38,8 @@ struct ElementSettings {
   // property specs accept any number of their type, so that a value such as conf-threshold=2
   // reaches the element (GLib would only print a warning and keep the default) and is refused here.
   std::vector<std::string> problems() const;
+  // `bf16` as the engine takes it: empty for auto, else on or off (bf16 must be valid).
+  std::optional<bool> bf16_choice() const;
 };
 
 }  // namespace yolo::gst

@@ -39,6 +39,7 @@ enum {
   PROP_MAX_DETECTIONS,
   PROP_CLASSES,
   PROP_HALF,
+  PROP_BF16,
   PROP_BATCH_SIZE,
   PROP_BATCH_TIMEOUT,
   PROP_MODEL_INSTANCE_ID,
@@ -106,6 +107,9 @@ bool apply_property(ElementSettings& s, guint id, const GValue* value) {
       break;
     case PROP_HALF:
       s.half = g_value_get_boolean(value);
+      break;
+    case PROP_BF16:
+      s.bf16 = string_or_empty(value);
       break;
     case PROP_BATCH_SIZE:
       s.batch_size = g_value_get_uint(value);
@@ -195,6 +199,9 @@ void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
       break;
     case PROP_HALF:
       g_value_set_boolean(value, s.half);
+      break;
+    case PROP_BF16:
+      g_value_set_string(value, s.bf16.c_str());
       break;
     case PROP_BATCH_SIZE:
       g_value_set_uint(value, s.batch_size);
@@ -379,6 +386,12 @@ void install_model_properties(GObjectClass* object_class) {
       object_class, PROP_HALF,
       g_param_spec_boolean("half", "Half precision", "Run the model in FP16 (GPU devices only)",
                            d.half, kReady));
+  g_object_class_install_property(
+      object_class, PROP_BF16,
+      g_param_spec_string("bf16", "BF16 autocast",
+                          "BF16 autocast on the CPU: auto (where the CPU computes BF16 natively: "
+                          "AVX-512 BF16, AMX), true, or false (FP32)",
+                          d.bf16.c_str(), kReady));
 }
 
 // How frames are batched and what the element does with its results.

@@ -22,6 +22,7 @@ ModelInstance::ModelInstance(std::string label, InstanceOptions options)
   EngineOptions eo;
   eo.device = select_device(options_.device).torch_string();
   eo.half = options_.half;
+  eo.bf16 = options_.bf16;
   loaded_stamp_ = stamp_of(options_.model);
   engine_ = std::make_shared<Engine>(options_.model, eo);
   BatcherOptions bo;
@@ -87,6 +88,7 @@ bool ModelInstance::reload_if_replaced() {
     EngineOptions eo;
     eo.device = engine()->device().str();
     eo.half = options_.half;
+    eo.bf16 = options_.bf16;
     fresh = std::make_shared<Engine>(options_.model, eo);
   } catch (const std::exception& e) {
     failed_stamp_ = now;
@@ -141,11 +143,13 @@ std::shared_ptr<ModelInstance> ModelRegistry::acquire(const std::string& id,
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto live = instances_[id].lock()) {
     const InstanceOptions& have = live->options();
-    if (have.model != options.model || have.device != options.device || have.half != options.half)
+    if (have.model != options.model || have.device != options.device || have.half != options.half ||
+        have.bf16 != options.bf16)
       throw std::invalid_argument(fmt::format(
-          "model-instance-id '{}' already runs model '{}' on device '{}'{}; elements sharing an "
-          "instance must use the same model, device and half settings (or use another id)",
-          id, have.model, have.device.empty() ? "auto" : have.device, have.half ? " in FP16" : ""));
+          "model-instance-id '{}' already runs model '{}' on device '{}'{}{}; elements sharing an "
+          "instance must use the same model, device, half and bf16 settings (or use another id)",
+          id, have.model, have.device.empty() ? "auto" : have.device, have.half ? " in FP16" : "",
+          have.bf16 ? (*have.bf16 ? " with bf16=true" : " with bf16=false") : ""));
     if (note &&
         (have.batch_size != options.batch_size || have.batch_timeout != options.batch_timeout))
       *note = fmt::format(

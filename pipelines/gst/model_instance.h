@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -34,7 +35,8 @@ struct InstanceOptions {
   std::string model;   // checkpoint or TorchScript export
   std::string device;  // the device grammar of core/device.h ("" = best available)
   bool half = false;
-  int batch_size = 1;                             // frames per model call
+  std::optional<bool> bf16;  // BF16 autocast on the CPU; empty: where the CPU has it natively
+  int batch_size = 1;        // frames per model call
   std::chrono::microseconds batch_timeout{5000};  // longest wait for a batch to fill
   // How often the model file is checked for replacement; 0 = never.
   std::chrono::milliseconds check_interval{2000};

@@ -125,6 +125,7 @@ bool YoloElement::load_model(const ElementSettings& s) {
   io.model = s.model;
   io.device = s.device;
   io.half = s.half;
+  io.bf16 = s.bf16_choice();
   io.batch_size = static_cast<int>(s.batch_size);
   io.batch_timeout = std::chrono::microseconds(s.batch_timeout_us);
   io.check_interval = std::chrono::milliseconds(s.model_check_interval_ms);

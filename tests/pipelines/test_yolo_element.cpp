@@ -395,6 +395,10 @@ TEST(YoloElement, InvalidSettingsAreRefusedNamingTheProperty) {
   e = error_with("classes=a,zebra");
   EXPECT_NE(e.find("'zebra' is not a class"), std::string::npos) << e;
   EXPECT_EQ(error_with("classes=2,a conf-threshold=1"), "");
+  e = error_with("bf16=yes");
+  EXPECT_NE(e.find("bf16=yes is not one of auto, true, false"), std::string::npos) << e;
+  EXPECT_EQ(error_with("bf16=false"), "");
+  EXPECT_EQ(error_with("bf16=true"), "");
 
   Harness h = make_harness("conf-threshold=0.5");
   gst_harness_set_src_caps_str(h.get(), caps_string("RGB", 96, 64).c_str());
