@@ -319,3 +319,31 @@ streams:
   const auto ps2 = problems_of("model: m.pt\nstreams: [{id: a, uri: /v.mp4, tracker: 3}]\n");
   EXPECT_FALSE(problem_at(ps2, "streams[0].tracker").empty());
 }
+
+// bf16: the element's switch, a default for every stream and an override per stream; streams
+// that run a model differently never share its instance.
+TEST(MonitorConfig, Bf16PerStreamReachesTheElement) {
+  const MonitorConfig c = parse_config(R"(
+model: m.torchscript
+bf16: false
+streams:
+  - {id: a, uri: /v/a.mp4}
+  - {id: b, uri: /v/b.mp4, bf16: true}
+)",
+                                       "test.yaml");
+  const auto a = yolo::monitor::resolve(c.streams[0], c);
+  const auto b = yolo::monitor::resolve(c.streams[1], c);
+  EXPECT_NE(yolo::monitor::yolo_fragment(c.streams[0], a, c.batching).find(" bf16=false"),
+            std::string::npos);
+  EXPECT_NE(yolo::monitor::yolo_fragment(c.streams[1], b, c.batching).find(" bf16=true"),
+            std::string::npos);
+  EXPECT_NE(yolo::monitor::model_instance_id(a), yolo::monitor::model_instance_id(b));
+  EXPECT_EQ(yolo::monitor::to_json(c.streams[1])["bf16"], true);
+  const MonitorConfig unset =
+      parse_config("model: m.torchscript\nstreams: [{id: a, uri: /a.mp4}]\n", "test.yaml");
+  EXPECT_NE(yolo::monitor::yolo_fragment(
+                unset.streams[0], yolo::monitor::resolve(unset.streams[0], unset), unset.batching)
+                .find(" bf16=auto"),
+            std::string::npos);
+  EXPECT_FALSE(problem_at(problems_of("model: m.pt\nbf16: maybe\nstreams: []\n"), "bf16").empty());
+}

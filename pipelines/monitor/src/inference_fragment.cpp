@@ -9,7 +9,9 @@
 namespace yolo::monitor {
 
 std::string model_instance_id(const InferenceSettings& settings) {
-  return "monitor:" + settings.model + "@" + (settings.device.empty() ? "auto" : settings.device);
+  // Streams share a model instance only when they run it alike.
+  return "monitor:" + settings.model + "@" + (settings.device.empty() ? "auto" : settings.device) +
+         (settings.bf16 ? (*settings.bf16 ? ":bf16" : ":fp32") : "");
 }
 
 std::string yolo_fragment(const StreamConfig& stream, const InferenceSettings& settings,
@@ -21,11 +23,11 @@ std::string yolo_fragment(const StreamConfig& stream, const InferenceSettings& s
   std::string fragment = fmt::format(
       "yolo name=yolo model={} device={} conf-threshold={} iou-threshold={} classes={} "
       "inference-interval={} model-instance-id={} batch-size={} batch-timeout={} stream-id={} "
-      "http-port=0 snapshot-interval=0",
+      "http-port=0 snapshot-interval=0 bf16={}",
       quote_gst_value(settings.model), quote_gst_value(settings.device), settings.conf,
       settings.iou, quote_gst_value(classes), settings.inference_interval,
       quote_gst_value(model_instance_id(settings)), batching.batch_size, timeout_us,
-      quote_gst_value(stream.id));
+      quote_gst_value(stream.id), settings.bf16 ? (*settings.bf16 ? "true" : "false") : "auto");
   // One tracker per stream: each stream's pipeline has its own element (ids from 1 per stream,
   // and from 1 again when a supervisor rebuilds the pipeline after a camera drop).
   if (!settings.tracker.empty()) {

@@ -61,6 +61,8 @@ struct InferenceSettings {
   double iou = 0.7;            // NMS IoU threshold, 0..1
   std::vector<int> classes;    // class ids to keep; empty = all
   int inference_interval = 1;  // run the model on every Nth frame (>= 1)
+  // BF16 autocast on the CPU (the element's bf16): empty = where the CPU computes BF16 natively.
+  std::optional<bool> bf16;
   // Empty: no tracking. Else the tracker (botsort.yaml, bytetrack.yaml or a YAML with their
   // keys, docs/tracking.md): a yolotracker element follows the yolo element and the stream's
   // results carry track ids.
@@ -78,6 +80,7 @@ struct StreamConfig {
   std::optional<double> iou;
   std::optional<std::vector<int>> classes;
   std::optional<int> inference_interval;
+  std::optional<bool> bf16;
   std::optional<std::string> tracker;  // "" turns a default tracker off for this stream
   // Lines and zones (docs/analytics.md): units, anchor, track_timeout, lines, zones as given
   // (kept for display, comparison and the state file), and as read. Analytics need track ids:
