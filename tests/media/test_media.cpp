@@ -203,7 +203,9 @@ TEST(MediaVideo, AVideoCutInHalfEndsEarlyOrSaysWhy) {
     why = e.what();
   }
   EXPECT_LT(frames, 12) << "all the frames from half a file";
-  if (why.empty()) EXPECT_GT(frames, 0) << "no error and no frame: the half there was not read";
+  if (why.empty()) {
+    EXPECT_GT(frames, 0) << "no error and no frame: the half there was not read";
+  }
 }
 
 #ifdef YOLO_HAVE_RTSP_SERVER
