@@ -13,6 +13,9 @@
 #   tools/install-deps.sh --oracle           also Ultralytics (pinned) in the same venv: the
 #                                            reference the parity tests run against (dev/test
 #                                            only; the product never needs Python)
+#   tools/install-deps.sh --oracle --bench-peers   also ONNX, onnxslim and ONNX Runtime (pinned):
+#                                            the CPU speed peer of tools/bench/predict_side_by_side.py
+#                                            (bench only; Ultralytics' ONNX export needs the first two)
 #   tools/install-deps.sh --debian-libtorch  also Debian's LibTorch 1.13 (libtorch-dev), for
 #                                            the 1.13-vs-2.x benchmarks only
 #   YOLO_TORCH_VERSION=2.12.0 tools/install-deps.sh   another torch from PyPI (2.x)
@@ -34,16 +37,20 @@ oracle_opencv_version="5.0.0.93"
 # MOT metrics (tests/tracking); shapely is the geometry Ultralytics' solutions (ObjectCounter)
 # import (tests/analytics).
 oracle_tracking_packages="lap==0.5.13 motmetrics==1.4.0 trackeval==1.3.0 shapely==2.1.2"
+# The speed peers of the benchmarks (never of tests or the product).
+bench_peer_packages="onnx==1.23.2 onnxslim==0.1.98 onnxruntime==1.32.0"
 venv="${YOLO_VENV:-/opt/yolo-edge/venv}"
 with_debian_libtorch=0
 with_oracle=0
+with_bench_peers=0
 with_tests=1
 for arg in "$@"; do
   case "$arg" in
     --debian-libtorch) with_debian_libtorch=1 ;;
     --oracle) with_oracle=1 ;;
+    --bench-peers) with_bench_peers=1 ;;
     --product) with_tests=0 ;;
-    *) echo "install-deps: unknown option '$arg' (known: --product, --oracle, --debian-libtorch)" >&2; exit 2 ;;
+    *) echo "install-deps: unknown option '$arg' (known: --product, --oracle, --bench-peers, --debian-libtorch)" >&2; exit 2 ;;
   esac
 done
 
@@ -134,5 +141,16 @@ if [ "$with_oracle" -eq 1 ]; then
     $SUDO "$venv/bin/python" -m pip install -q --disable-pip-version-check \
       "torch==$torch_version" torchvision "ultralytics==$ultralytics_version" \
       "opencv-python==$oracle_opencv_version" $oracle_tracking_packages
+  fi
+fi
+
+if [ "$with_bench_peers" -eq 1 ]; then
+  have="$("$venv/bin/python" -c 'import importlib.metadata as m; print(*("%s==%s" % (p, m.version(p)) for p in ("onnx", "onnxslim", "onnxruntime")))' 2>/dev/null || true)"
+  if [ "$have" = "$bench_peer_packages" ]; then
+    echo "install-deps: $have present (the benchmarks' speed peers)"
+  else
+    echo "install-deps: installing $bench_peer_packages into $venv (the benchmarks' speed peers)"
+    $SUDO "$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$torch_version" \
+      $bench_peer_packages
   fi
 fi

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Prediction end to end, side by side: ours, Ultralytics on the same TorchScript export, and
+Ultralytics with ONNX Runtime on the same weights exported to ONNX (a CPU user's other choice).
+
+    tools/install-deps.sh --oracle --bench-peers     # Ultralytics, ONNX and ONNX Runtime (bench only)
+    PY=/opt/yolo-edge/venv/bin/python
+    $PY tools/bench/predict_side_by_side.py --out runs/bench/predict
+
+For each model and input size, Ultralytics builds the model from its YAML (random weights: speed
+does not depend on them) and exports it to TorchScript and to ONNX. The three commands then run
+as a user types them, one after the other in each round, so that a drift of the machine hits all
+alike:
+
+    yolo-trainer predict model=M.torchscript source=DIR save=False batch=B ...
+    yolo predict model=M.torchscript source=DIR save=False batch=B ...
+    yolo predict model=M.onnx source=DIR save=False batch=B ...
+
+The table gives each one's wall time per image (the whole command: start-up, model load and every
+image, over the image count) and its "Speed:" line per image (preprocess + inference +
+postprocess, what each program reports itself), as medians over the rounds, and the ratios of
+each to Ultralytics' TorchScript run with their range over the rounds.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SPEED = re.compile(r"Speed: ([0-9.]+)ms preprocess, ([0-9.]+)ms inference, ([0-9.]+)ms postprocess")
+
+
+def run(cmd, cwd):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    out = r.stdout + r.stderr
+    if r.returncode != 0:
+        sys.exit(f"failed ({r.returncode}): {' '.join(map(str, cmd))}\n{out[-3000:]}")
+    m = SPEED.search(out)
+    if not m:
+        sys.exit(f"no Speed line from: {' '.join(map(str, cmd))}\n{out[-3000:]}")
+    return wall, sum(float(x) for x in m.groups())
+
+
+def export(yaml, imgsz, folder):
+    """The same random weights as TorchScript and as ONNX, by Ultralytics' own exporter."""
+    from ultralytics import YOLO
+
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"{Path(yaml).stem}-{imgsz}"
+    ts, onnx = folder / f"{stem}.torchscript", folder / f"{stem}.onnx"
+    if ts.exists() and onnx.exists():
+        return ts, onnx
+    model = YOLO(yaml)
+    for fmt, dst in (("torchscript", ts), ("onnx", onnx)):
+        out = Path(model.export(format=fmt, imgsz=imgsz, device="cpu", verbose=False))
+        shutil.move(str(out), dst)
+    return ts, onnx
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="runs/bench/predict")
+    ap.add_argument("--models", default="yolov8n.yaml,yolo26n.yaml")
+    ap.add_argument("--imgsz", default="320,640")
+    ap.add_argument("--batches", default="1,8")
+    ap.add_argument("--images", type=int, default=48)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--trainer", default="build/bin/yolo-trainer")
+    args = ap.parse_args()
+
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    trainer = str(Path(args.trainer).resolve())
+    yolo = str(Path(sys.executable).with_name("yolo"))
+    data = out / "data"
+    if not (data / "images" / "train").exists():
+        subprocess.run([trainer, "synth", f"dir={data}", f"images={args.images}", "imgsz=640", "nc=3",
+                        "seed=5"], check=True, capture_output=True)
+    source = data / "images" / "train"
+    n_images = len(list(source.glob("*.jpg")))
+
+    rows = []
+    for yaml in args.models.split(","):
+        for imgsz in map(int, args.imgsz.split(",")):
+            ts, onnx = export(yaml, imgsz, out / "models")
+            for batch in map(int, args.batches.split(",")):
+                common = [f"source={source}", "save=False", "device=cpu", f"imgsz={imgsz}", f"batch={batch}"]
+                cmds = {
+                    "ours (yolo-trainer, TorchScript)": [trainer, "predict", f"model={ts}", *common],
+                    "Ultralytics, TorchScript": [yolo, "predict", f"model={ts}", *common],
+                    "Ultralytics, ONNX Runtime": [yolo, "predict", f"model={onnx}", *common],
+                }
+                walls = {k: [] for k in cmds}
+                speeds = {k: [] for k in cmds}
+                for _ in range(args.rounds):
+                    for name, cmd in cmds.items():
+                        w, s = run(cmd, out)
+                        walls[name].append(w / n_images * 1000)
+                        speeds[name].append(s)
+                base = "Ultralytics, TorchScript"
+                for name in cmds:
+                    ratios = [a / b for a, b in zip(walls[name], walls[base])]
+                    speed_ratios = [a / b for a, b in zip(speeds[name], speeds[base])]
+                    rows.append((Path(yaml).stem, imgsz, batch, name, statistics.median(walls[name]),
+                                 statistics.median(speeds[name]), statistics.median(ratios), min(ratios),
+                                 max(ratios), statistics.median(speed_ratios), min(speed_ratios),
+                                 max(speed_ratios)))
+                print(f"measured {yaml} {imgsz} px batch {batch}", file=sys.stderr, flush=True)
+
+    import onnxruntime
+    import torch
+    import ultralytics
+
+    table = [
+        f"Prediction on {n_images} images of 640 px (synthetic), CPU, {os.cpu_count()} cores; "
+        f"ultralytics {ultralytics.__version__}, torch {torch.__version__}, onnxruntime {onnxruntime.__version__}; "
+        f"median of {args.rounds} alternating rounds; ratio to Ultralytics' TorchScript run (range over the rounds)",
+        "",
+        "| model | imgsz | batch | program | wall ms/image | wall ratio (range) | Speed ms/image | Speed ratio (range) |",
+        "|---|---:|---:|---|---:|---|---:|---|",
+    ]
+    for m, s, b, name, wall, speed, ratio, lo, hi, sratio, slo, shi in rows:
+        table.append(f"| {m} | {s} | {b} | {name} | {wall:.1f} | {ratio:.2f}x ({lo:.2f}-{hi:.2f}) | {speed:.1f} "
+                     f"| {sratio:.2f}x ({slo:.2f}-{shi:.2f}) |")
+    text = "\n".join(table) + "\n"
+    print(text)
+    (out / "predict.md").write_text(text)
+
+
+if __name__ == "__main__":
+    main()
