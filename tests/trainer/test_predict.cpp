@@ -129,20 +129,20 @@ bool mentions(const std::vector<std::string>& problems, const std::string& what)
 // Every source spelling maps to the kind the docs promise, without opening anything.
 TEST(PredictSources, ClassifiesEveryKind) {
   TempDir tmp("predict_kinds");
-  using yolo::SourceKind;
-  EXPECT_EQ(yolo::classify_source("a.jpg"), SourceKind::kImage);
-  EXPECT_EQ(yolo::classify_source("dir/B.PNG"), SourceKind::kImage);
-  EXPECT_EQ(yolo::classify_source(tmp.path.string()), SourceKind::kFolder);
-  EXPECT_EQ(yolo::classify_source("dir/*.jpg"), SourceKind::kGlob);
-  EXPECT_EQ(yolo::classify_source("paths.txt"), SourceKind::kList);
-  EXPECT_EQ(yolo::classify_source("clip.mp4"), SourceKind::kVideo);
-  EXPECT_EQ(yolo::classify_source("clip.MKV"), SourceKind::kVideo);
-  EXPECT_EQ(yolo::classify_source("rtsp://cam.local:554/live"), SourceKind::kStream);
-  EXPECT_EQ(yolo::classify_source("http://host/stream.mjpg"), SourceKind::kStream);
-  EXPECT_EQ(yolo::classify_source("https://host/videos/clip.mp4?token=1"), SourceKind::kVideo);
-  EXPECT_EQ(yolo::classify_source("0"), SourceKind::kStream);
-  EXPECT_EQ(yolo::classify_source("notes.doc"), SourceKind::kUnknown);
-  EXPECT_EQ(yolo::classify_source("no_extension_missing"), SourceKind::kUnknown);
+  using yolo::InputKind;
+  EXPECT_EQ(yolo::classify_source("a.jpg"), InputKind::kImage);
+  EXPECT_EQ(yolo::classify_source("dir/B.PNG"), InputKind::kImage);
+  EXPECT_EQ(yolo::classify_source(tmp.path.string()), InputKind::kFolder);
+  EXPECT_EQ(yolo::classify_source("dir/*.jpg"), InputKind::kGlob);
+  EXPECT_EQ(yolo::classify_source("paths.txt"), InputKind::kList);
+  EXPECT_EQ(yolo::classify_source("clip.mp4"), InputKind::kVideo);
+  EXPECT_EQ(yolo::classify_source("clip.MKV"), InputKind::kVideo);
+  EXPECT_EQ(yolo::classify_source("rtsp://cam.local:554/live"), InputKind::kStream);
+  EXPECT_EQ(yolo::classify_source("http://host/stream.mjpg"), InputKind::kStream);
+  EXPECT_EQ(yolo::classify_source("https://host/videos/clip.mp4?token=1"), InputKind::kVideo);
+  EXPECT_EQ(yolo::classify_source("0"), InputKind::kStream);
+  EXPECT_EQ(yolo::classify_source("notes.doc"), InputKind::kUnknown);
+  EXPECT_EQ(yolo::classify_source("no_extension_missing"), InputKind::kUnknown);
 
   EXPECT_EQ(yolo::source_stem("dir/a.b.jpg"), "a.b");
   EXPECT_EQ(yolo::source_stem("rtsp://user:pw@cam.local:554/live/cam1"), "cam1");

@@ -93,11 +93,11 @@ void expand_list(const fs::path& list, ExpandedSource& out) {
     line.erase(0, line.find_first_not_of(" \t\r"));
     line.erase(line.find_last_not_of(" \t\r") + 1);
     if (line.empty()) continue;
-    const SourceKind line_kind = classify_source(line);
-    if (line_kind == SourceKind::kStream || line.find("://") != std::string::npos) {
+    const InputKind line_kind = classify_source(line);
+    if (line_kind == InputKind::kStream || line.find("://") != std::string::npos) {
       // URIs are taken as written (a URL is a stream or, with a video extension, a video).
       out.inputs.push_back(
-          {line, line_kind == SourceKind::kVideo ? FrameOrigin::kVideo : FrameOrigin::kStream});
+          {line, line_kind == InputKind::kVideo ? FrameOrigin::kVideo : FrameOrigin::kStream});
       continue;
     }
     // Relative entries: the working folder first, then the list's own folder (Ultralytics).
@@ -106,10 +106,10 @@ void expand_list(const fs::path& list, ExpandedSource& out) {
     if (p.is_relative() && !fs::exists(p, ec) && fs::exists(list.parent_path() / p, ec))
       p = list.parent_path() / p;
     const std::string where = fmt::format("'{}' (line {} of {})", line, line_no, list.string());
-    const SourceKind kind = classify_source(p.string());
-    if (kind == SourceKind::kGlob) {
+    const InputKind kind = classify_source(p.string());
+    if (kind == InputKind::kGlob) {
       expand_glob(p.string(), out);
-    } else if (kind == SourceKind::kFolder) {
+    } else if (kind == InputKind::kFolder) {
       expand_folder(p, out);
     } else if (!fs::exists(p, ec)) {
       out.problems.push_back(fmt::format("{} does not exist: fix or remove the line", where));
@@ -134,12 +134,12 @@ ExpandedSource expand_source(const std::string& source) {
     return out;
   }
   switch (classify_source(source)) {
-    case SourceKind::kStream:
+    case InputKind::kStream:
       out.inputs.push_back({source, FrameOrigin::kStream});
       break;
-    case SourceKind::kVideo:
-    case SourceKind::kImage: {
-      const bool video = classify_source(source) == SourceKind::kVideo;
+    case InputKind::kVideo:
+    case InputKind::kImage: {
+      const bool video = classify_source(source) == InputKind::kVideo;
       if (source.find("://") == std::string::npos && !exists_file(source)) {
         out.problems.push_back(fmt::format(
             "{} '{}' does not exist: check the path (relative paths start at the working "
@@ -150,16 +150,16 @@ ExpandedSource expand_source(const std::string& source) {
       }
       break;
     }
-    case SourceKind::kFolder:
+    case InputKind::kFolder:
       expand_folder(source, out);
       break;
-    case SourceKind::kGlob:
+    case InputKind::kGlob:
       expand_glob(source, out);
       break;
-    case SourceKind::kList:
+    case InputKind::kList:
       expand_list(source, out);
       break;
-    case SourceKind::kUnknown: {
+    case InputKind::kUnknown: {
       std::error_code ec;
       out.problems.push_back(
           fs::exists(source, ec)

@@ -30,13 +30,15 @@
 
 namespace yolo {
 
-enum class SourceKind { kImage, kFolder, kGlob, kList, kVideo, kStream, kUnknown };
-const char* to_string(SourceKind kind);
+// What a predict `source=` value names (an image, a folder, ...): not media::SourceKind, which is
+// how a video or stream is opened (file, RTSP, V4L2, ...).
+enum class InputKind { kImage, kFolder, kGlob, kList, kVideo, kStream, kUnknown };
+const char* to_string(InputKind kind);
 
 // What `source` names, from its text and (for folders) the file system. Does not open anything:
 // a missing a.jpg is still kImage (reported when read). kUnknown: an existing file or a missing
 // path whose extension is neither an image, a video nor .txt.
-SourceKind classify_source(const std::string& source);
+InputKind classify_source(const std::string& source);
 
 // Lower-case extension checks without the dot ("jpg", "mp4").
 bool is_image_extension(const std::string& ext);

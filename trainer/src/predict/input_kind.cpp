@@ -68,21 +68,21 @@ std::string safe_file_name(std::string s) {
 
 }  // namespace
 
-const char* to_string(SourceKind kind) {
+const char* to_string(InputKind kind) {
   switch (kind) {
-    case SourceKind::kImage:
+    case InputKind::kImage:
       return "image";
-    case SourceKind::kFolder:
+    case InputKind::kFolder:
       return "folder";
-    case SourceKind::kGlob:
+    case InputKind::kGlob:
       return "glob";
-    case SourceKind::kList:
+    case InputKind::kList:
       return "list";
-    case SourceKind::kVideo:
+    case InputKind::kVideo:
       return "video";
-    case SourceKind::kStream:
+    case InputKind::kStream:
       return "stream";
-    case SourceKind::kUnknown:
+    case InputKind::kUnknown:
       break;
   }
   return "unknown";
@@ -95,22 +95,22 @@ bool is_video_extension(const std::string& ext) {
   return contains(kVideoExtensions, lower(ext));
 }
 
-SourceKind classify_source(const std::string& source) {
-  if (is_webcam_index(source)) return SourceKind::kStream;
+InputKind classify_source(const std::string& source) {
+  if (is_webcam_index(source)) return InputKind::kStream;
   if (is_uri(source)) {
     // A URL naming a video file is read to the end like a local video (Ultralytics downloads
     // such files); everything else at a URL is live.
-    return is_video_extension(extension_of(uri_path(source))) ? SourceKind::kVideo
-                                                              : SourceKind::kStream;
+    return is_video_extension(extension_of(uri_path(source))) ? InputKind::kVideo
+                                                              : InputKind::kStream;
   }
-  if (source.find_first_of("*?") != std::string::npos) return SourceKind::kGlob;
+  if (source.find_first_of("*?") != std::string::npos) return InputKind::kGlob;
   std::error_code ec;
-  if (fs::is_directory(source, ec)) return SourceKind::kFolder;
+  if (fs::is_directory(source, ec)) return InputKind::kFolder;
   const std::string ext = extension_of(source);
-  if (ext == "txt") return SourceKind::kList;
-  if (is_image_extension(ext)) return SourceKind::kImage;
-  if (is_video_extension(ext)) return SourceKind::kVideo;
-  return SourceKind::kUnknown;
+  if (ext == "txt") return InputKind::kList;
+  if (is_image_extension(ext)) return InputKind::kImage;
+  if (is_video_extension(ext)) return InputKind::kVideo;
+  return InputKind::kUnknown;
 }
 
 std::string source_stem(const std::string& source) {
