@@ -88,7 +88,8 @@ if ! "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() el
 fi
 tested=$(date +%s)
 # The inference levers on the GPU (FP32 against FP16, channels-last; issue #34): one table.
-if "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+if [ -x "$build/bin/bench_inference" ] &&
+  "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   "$build/bin/bench_inference" --device cuda:0 --models "${BENCH_MODELS:-yolov8n.yaml,yolo26n.yaml}" \
     --imgsz "${BENCH_IMGSZ:-640}" --batches 1,8 --rounds "${BENCH_ROUNDS:-30}" \
     --out "$logs/bench" >"$logs/bench.log" 2>&1 || { tail -30 "$logs/bench.log"; status=1; }

@@ -13,18 +13,32 @@
 #include "yolo/core/device.h"
 
 namespace yolo::gst {
+namespace {
+
+// The engine's options for this instance on `device` (a torch device string). bf16=true on a GPU
+// is ignored with a warning, as yolo-trainer's val and predict do: BF16 autocast is for CPUs.
+EngineOptions engine_options(const InstanceOptions& o, const std::string& device) {
+  EngineOptions eo;
+  eo.device = device;
+  eo.half = o.half;
+  eo.bf16 = o.bf16;
+  if (o.bf16.value_or(false) && c10::Device(device).type() != c10::kCPU) {
+    spdlog::warn("bf16=true ignored: BF16 autocast is for CPUs; on {} use half=true", device);
+    eo.bf16 = false;
+  }
+  return eo;
+}
+
+}  // namespace
 
 ModelInstance::ModelInstance(std::string label, InstanceOptions options)
     : label_(std::move(label)), options_(std::move(options)) {
   if (options_.batch_size < 1)
     throw std::invalid_argument(
         fmt::format("batch-size {} is invalid: use 1 or more", options_.batch_size));
-  EngineOptions eo;
-  eo.device = select_device(options_.device).torch_string();
-  eo.half = options_.half;
-  eo.bf16 = options_.bf16;
   loaded_stamp_ = stamp_of(options_.model);
-  engine_ = std::make_shared<Engine>(options_.model, eo);
+  engine_ = std::make_shared<Engine>(
+      options_.model, engine_options(options_, select_device(options_.device).torch_string()));
   BatcherOptions bo;
   bo.max_batch = options_.batch_size;
   bo.batch_timeout = options_.batch_timeout;
@@ -85,11 +99,8 @@ bool ModelInstance::reload_if_replaced() {
   if (now.size < 0 || now == loaded_stamp_ || now == failed_stamp_) return false;
   std::shared_ptr<Engine> fresh;
   try {
-    EngineOptions eo;
-    eo.device = engine()->device().str();
-    eo.half = options_.half;
-    eo.bf16 = options_.bf16;
-    fresh = std::make_shared<Engine>(options_.model, eo);
+    fresh = std::make_shared<Engine>(options_.model,
+                                     engine_options(options_, engine()->device().str()));
   } catch (const std::exception& e) {
     failed_stamp_ = now;
     spdlog::warn(

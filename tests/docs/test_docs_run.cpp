@@ -22,8 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -114,6 +117,7 @@ class LineProcess {
  public:
   LineProcess(const fs::path& dir, const std::string& script, const fs::path& log) : log_(log) {
     pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid_ == 0) {
       ::setpgid(0, 0);
       const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -314,8 +318,9 @@ class PageRun {
  private:
   std::string script_for(const std::string& text) const {
     // One shell session per page: what earlier lines exported is read back first. The test's
-    // own GStreamer plugin path is not inherited: the page must set it as a reader does.
-    return "unset GST_PLUGIN_PATH; export PATH=" + (kBuild / "bin").string() +
+    // own GStreamer plugin path is not inherited: the page must set it as a reader does. A
+    // pipeline fails when any of its parts does (`curl ... | jq` against a dead server).
+    return "set -o pipefail; unset GST_PLUGIN_PATH; export PATH=" + (kBuild / "bin").string() +
            ":$PATH GST_REGISTRY=$PWD/.docs-test/registry.bin; set -a; . ./.docs-test/env; set "
            "+a\n" +
            text;

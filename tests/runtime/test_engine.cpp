@@ -43,7 +43,9 @@ Exported export_model(const std::string& yaml, int h, int w, bool nms_free = fal
 
 TEST(Engine, ForwardMatchesEagerFusedModel) {
   Exported e = export_model("yolov8n.yaml", 64, 96);
-  yolo::Engine engine(e.path.string(), {});
+  yolo::EngineOptions fp32;  // the eager model is FP32; BF16 is compared in its own test
+  fp32.bf16 = false;
+  yolo::Engine engine(e.path.string(), fp32);
   EXPECT_EQ(engine.input_height(), 64);
   EXPECT_EQ(engine.input_width(), 96);
   EXPECT_FALSE(engine.end2end());
@@ -153,6 +155,7 @@ TEST(Engine, LayoutAndPrecisionLeversKeepTheOutput) {
   const double score = (b.slice(1, 4) - ref.slice(1, 4)).abs().max().item<double>();
   EXPECT_LT(box, 1.0);
   EXPECT_LT(score, 0.05);
+  EXPECT_GT(box + score, 0.0) << "BF16 autocast changed nothing: it did not run";
   yolo::EngineOptions gpu_bf16;
   gpu_bf16.device = "cuda:0";
   gpu_bf16.bf16 = true;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/inotify.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -67,20 +68,26 @@ inline bool wait_for_file(const std::filesystem::path& file, int seconds = 120) 
   return std::filesystem::exists(file);
 }
 
-// Blocks until a file whose name starts with `prefix` is created in the folder that `watch` (an
-// inotify descriptor with IN_CREATE) watches, e.g. ".last.pt.tmp." when a save begins. False if
-// the descriptor fails.
-inline bool wait_for_created(int watch, const std::string& prefix) {
+// Blocks until `count` files whose names start with `prefix` have been created in the folder that
+// `watch` (an inotify descriptor with IN_CREATE) watches, e.g. ".last.pt.tmp." when a save begins;
+// every match in a read counts (two saves can arrive in one). False if the descriptor fails or
+// nothing matching is created for `timeout_s` seconds.
+inline bool wait_for_created(int watch, const std::string& prefix, int count = 1,
+                             int timeout_s = 600) {
   alignas(inotify_event) char buf[4096];
-  for (;;) {
+  int seen = 0;
+  while (seen < count) {
+    pollfd ready{watch, POLLIN, 0};
+    if (::poll(&ready, 1, timeout_s * 1000) <= 0) return false;
     const ssize_t n = ::read(watch, buf, sizeof buf);
     if (n <= 0) return false;
     for (char* p = buf; p < buf + n;) {
       const auto* ev = reinterpret_cast<const inotify_event*>(p);
-      if (ev->len > 0 && std::string(ev->name).rfind(prefix, 0) == 0) return true;
+      if (ev->len > 0 && std::string(ev->name).rfind(prefix, 0) == 0) ++seen;
       p += sizeof(inotify_event) + ev->len;
     }
   }
+  return true;
 }
 
 }  // namespace yolo::testing

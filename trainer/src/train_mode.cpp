@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <mutex>
 #include <thread>
 
 #include "yolo/core/allocator_tuning.h"
@@ -52,8 +53,11 @@ int run_train_mode(const Config& cfg, const std::vector<std::string>& args) {
   }
 
   // Before the trainer starts its loader threads, so that they inherit the blocked signals.
-  std::atomic<Trainer*> active{nullptr};
-  std::atomic<bool> early_signal{false};
+  // The watcher's thread uses the running trainer only under this lock, and the trainer is
+  // unregistered under it before it is destroyed (however train() ends).
+  std::mutex active_mutex;
+  Trainer* active = nullptr;
+  bool early_signal = false;
   // SIGHUP (the terminal or SSH session closed) stops like SIGTERM: last.pt is saved and
   // resume=True continues, instead of the epoch's work being lost.
   StopSignalWatcher watcher(
@@ -61,7 +65,8 @@ int run_train_mode(const Config& cfg, const std::vector<std::string>& args) {
         const char* what = sig == SIGINT   ? "Ctrl-C"
                            : sig == SIGHUP ? "SIGHUP (terminal closed)"
                                            : "SIGTERM";
-        Trainer* t = active.load();
+        std::lock_guard<std::mutex> lock(active_mutex);
+        Trainer* t = active;
         if (t && t->in_final_evaluation()) {
           spdlog::warn(
               "{} received: every epoch has run; finishing the final evaluation of best.pt "
@@ -78,10 +83,20 @@ int run_train_mode(const Config& cfg, const std::vector<std::string>& args) {
       },
       /*exit_on_second=*/true, /*watch_hangup=*/true);
   Trainer trainer(cfg, dist);
-  active = &trainer;
-  if (early_signal) trainer.request_stop();
+  {
+    std::lock_guard<std::mutex> lock(active_mutex);
+    active = &trainer;
+    if (early_signal) trainer.request_stop();
+  }
+  struct Unregister {
+    std::mutex& mutex;
+    Trainer*& active;
+    ~Unregister() {
+      std::lock_guard<std::mutex> lock(mutex);
+      active = nullptr;
+    }
+  } unregister{active_mutex, active};
   TrainResult r = trainer.train();
-  active = nullptr;
   if (!dist.is_main()) return 0;
   if (r.interrupted) {
     fmt::print("Training stopped after {} epoch{}; continue with: yolo-trainer train resume={}\n",
