@@ -21,6 +21,7 @@
 #include "yolo/core/strings.h"
 #include "yolo/core/version.h"
 #include "yolo/core/zip_integrity.h"
+#include "yolo/models/ultralytics_checkpoint.h"
 
 namespace yolo {
 namespace fs = std::filesystem;
@@ -232,8 +233,9 @@ void TorchScriptExporter::refresh_weights(const DetectionModelImpl& source) {
   copy_all(traced_->fused->named_buffers(), fresh->named_buffers());
 }
 
-ModelMetadata TorchScriptExporter::save(const DetectionModelImpl& source, const fs::path& path,
-                                        const std::map<std::string, std::string>& extra_files) {
+std::string TorchScriptExporter::serialize(const DetectionModelImpl& source,
+                                           const std::map<std::string, std::string>& extra_files,
+                                           ModelMetadata* metadata) {
   if (!traced_ || traced_->signature != trace_signature(source)) {
     trace(source);
   } else {
@@ -277,7 +279,15 @@ ModelMetadata TorchScriptExporter::save(const DetectionModelImpl& source, const 
   // and the space needed, and the previous file stays until the new one is complete.
   std::ostringstream bytes;
   traced_->module.save(bytes, files);
-  write_file_atomically(path, bytes.str());
+  if (metadata) *metadata = meta;
+  return bytes.str();
+}
+
+ModelMetadata TorchScriptExporter::save(const DetectionModelImpl& source, const fs::path& path,
+                                        const std::map<std::string, std::string>& extra_files) {
+  ModelMetadata meta;
+  const std::string bytes = serialize(source, extra_files, &meta);
+  write_file_atomically(path, bytes);
   return meta;
 }
 
@@ -334,7 +344,7 @@ std::string missing_model_hint(const std::string& path) {
 
 }  // namespace
 
-void check_torchscript_file(const std::string& path) {
+ModelFileKind inspect_model_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
     throw CheckpointError(
@@ -346,13 +356,12 @@ void check_torchscript_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char magic[2] = {0, 0};
   in.read(magic, 2);
-  const std::string pickle_hint =
-      "this is a Python pickle (a torch.save checkpoint such as Ultralytics' .pt), not "
-      "TorchScript; "
-      "export it to TorchScript with Ultralytics first (yolo export model=FILE format=torchscript) "
-      "and use the .torchscript file";
   if (static_cast<unsigned char>(magic[0]) == 0x80) {
-    throw CheckpointError(fmt::format("'{}': {}", path, pickle_hint));
+    throw CheckpointError(fmt::format(
+        "'{}' is a torch.save file in the legacy format of PyTorch < 1.6 (a bare pickle, not a "
+        "zip); load and save it again with a current PyTorch (torch.save(torch.load(f), f)), or "
+        "export it to TorchScript with Ultralytics (yolo export model=FILE format=torchscript)",
+        path));
   }
   if (magic[0] != 'P' || magic[1] != 'K') {
     throw CheckpointError(
@@ -402,8 +411,7 @@ void check_torchscript_file(const std::string& path) {
     if (r == "constants.pkl" || r.rfind("code/", 0) == 0) has_code = true;
     if (r == "data.pkl") has_data = true;
   }
-  if (!has_code && has_data) throw CheckpointError(fmt::format("'{}': {}", path, pickle_hint));
-  if (!has_code) {
+  if (!has_code && !has_data) {
     throw CheckpointError(fmt::format("'{}' is a zip archive but not a TorchScript model", path));
   }
   std::optional<std::string> damaged;
@@ -417,33 +425,70 @@ void check_torchscript_file(const std::string& path) {
         "'{}' is corrupt: {} (its bytes changed after it was written); copy or export it again",
         path, *damaged));
   }
+  return has_code ? ModelFileKind::kTorchScript : ModelFileKind::kTorchSave;
 }
 
-LoadedModel load_torchscript(const std::string& path, const c10::Device& device) {
-  check_torchscript_file(path);
-  torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}};
-  LoadedModel out;
-  try {
-    out.module = torch::jit::load(path, device, files);
-  } catch (const c10::Error& e) {
-    std::string what = e.what_without_backtrace();
-    throw CheckpointError(fmt::format("cannot load '{}' onto {}: {}", path, device.str(),
-                                      what.substr(0, what.find('\n'))));
+void check_torchscript_file(const std::string& path) {
+  if (inspect_model_file(path) == ModelFileKind::kTorchSave) {
+    throw CheckpointError(fmt::format(
+        "'{}' is a torch.save checkpoint (such as Ultralytics' .pt), not a yolo-trainer "
+        "checkpoint: it runs and fine-tunes as model={} (train, val, predict, export), but a "
+        "yolo-trainer run resumes only from its own last.pt",
+        path, path));
   }
+}
+
+namespace {
+
+LoadedModel finish_load(torch::jit::Module module, torch::jit::ExtraFilesMap& files,
+                        const std::string& source) {
+  LoadedModel out;
+  out.module = std::move(module);
   out.module.eval();
   if (files[kMetadataFile].empty()) {
     throw CheckpointError(
         fmt::format("'{}' has no config.txt metadata (input size, class names); "
                     "export it with yolo-trainer export or Ultralytics",
-                    path));
+                    source));
   }
-  out.metadata = ModelMetadata::from_json_text(files[kMetadataFile], path);
+  out.metadata = ModelMetadata::from_json_text(files[kMetadataFile], source);
   if (!files[kModelFile].empty()) out.extra_files[kModelFile] = files[kModelFile];
   return out;
 }
 
+[[noreturn]] void throw_load_error(const c10::Error& e, const std::string& source,
+                                   const c10::Device& device) {
+  const std::string what = e.what_without_backtrace();
+  throw CheckpointError(fmt::format("cannot load '{}' onto {}: {}", source, device.str(),
+                                    what.substr(0, what.find('\n'))));
+}
+
+}  // namespace
+
+LoadedModel load_torchscript(const std::string& path, const c10::Device& device) {
+  if (inspect_model_file(path) == ModelFileKind::kTorchSave)
+    return load_ultralytics_as_torchscript(path, device);
+  torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}};
+  try {
+    return finish_load(torch::jit::load(path, device, files), files, path);
+  } catch (const c10::Error& e) {
+    throw_load_error(e, path, device);
+  }
+}
+
+LoadedModel load_torchscript_bytes(const std::string& bytes, const c10::Device& device,
+                                   const std::string& source) {
+  torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}};
+  std::istringstream in(bytes);
+  try {
+    return finish_load(torch::jit::load(in, device, files), files, source);
+  } catch (const c10::Error& e) {
+    throw_load_error(e, source, device);
+  }
+}
+
 bool has_training_weights(const std::string& path) {
-  check_torchscript_file(path);
+  if (inspect_model_file(path) == ModelFileKind::kTorchSave) return false;
   caffe2::serialize::PyTorchStreamReader reader(path);
   for (const auto& r : reader.getAllRecords()) {
     if (r == std::string("extra/") + kWeightsFile) return true;

@@ -20,3 +20,8 @@ yolo_add_test(NAME test_val_parity LABEL parity SOURCES ${_dir}/test_val_parity.
   LIBS yolo_synth TIMEOUT 900)
 target_compile_definitions(test_val_parity PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_val_parity yolo-trainer)
+yolo_add_test(NAME test_ultralytics_pt_parity LABEL parity
+  SOURCES ${_dir}/test_ultralytics_pt_parity.cpp LIBS yolo_synth yolo_models TIMEOUT 900)
+target_compile_definitions(test_ultralytics_pt_parity PRIVATE
+  YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
+add_dependencies(test_ultralytics_pt_parity yolo-trainer)

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "yolo/models/checkpoint.h"
+#include "yolo/models/ultralytics_checkpoint.h"
 #include "yolo/trainer/config.h"
 
 namespace yolo {
@@ -18,6 +19,9 @@ std::shared_ptr<DetectionModelImpl> load_model_setting(const std::string& model,
   }
   const std::string ext = std::filesystem::path(model).extension().string();
   if (ext == ".yaml" || ext == ".yml") return build_model(model, nc);
+  // Ultralytics' own .pt files: built from the YAML inside, with their weights.
+  if (is_torch_save_file(model))
+    return build_ultralytics_model(read_ultralytics_checkpoint(model), nc);
   // Our training checkpoints restore exactly; other TorchScript files (Ultralytics exports,
   // our lean exports) are unfused into the matching architecture.
   if (has_training_weights(model) && !nc) return load_eager_model(model);

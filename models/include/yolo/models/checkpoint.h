@@ -51,6 +51,10 @@ class TorchScriptExporter {
   // the standard ones. Returns the metadata written.
   ModelMetadata save(const DetectionModelImpl& model, const std::filesystem::path& path,
                      const std::map<std::string, std::string>& extra_files = {});
+  // The same archive in memory (the runtime loads Ultralytics .pt files this way).
+  std::string serialize(const DetectionModelImpl& model,
+                        const std::map<std::string, std::string>& extra_files = {},
+                        ModelMetadata* metadata = nullptr);
 
   const ExportOptions& options() const { return options_; }
 
@@ -75,14 +79,29 @@ struct LoadedModel {
   std::map<std::string, std::string> extra_files;  // our yolo/* files when present
 };
 
+enum class ModelFileKind {
+  kTorchScript,  // ours, or exported by Ultralytics
+  kTorchSave,    // a torch.save zip such as Ultralytics' .pt (ultralytics_checkpoint.h)
+};
+
 // Says what a file is before LibTorch reads it, so that every bad input gets a clear
-// CheckpointError (missing, empty, not a zip, truncated, a Python pickle, not TorchScript).
+// CheckpointError (missing, empty, not a zip, truncated or damaged, a legacy pickle, a zip of
+// something else).
+ModelFileKind inspect_model_file(const std::string& path);
+
+// inspect_model_file, refusing a torch.save file too: for what only TorchScript can be
+// (resuming a yolo-trainer run, reading our extra files).
 void check_torchscript_file(const std::string& path);
+
+// LibTorch's load of TorchScript bytes with our metadata checks; `source` names them in errors.
+LoadedModel load_torchscript_bytes(const std::string& bytes, const c10::Device& device,
+                                   const std::string& source);
 
 // True when the file carries yolo/weights.pkl (a yolo-trainer training checkpoint).
 bool has_training_weights(const std::string& path);
 
-// Loads any TorchScript detection checkpoint (ours or exported by Ultralytics) onto `device`.
+// Loads any detection model file onto `device`: TorchScript (ours or exported by Ultralytics),
+// or an Ultralytics .pt, which is built and traced at load (ultralytics_checkpoint.h).
 LoadedModel load_torchscript(const std::string& path, const c10::Device& device);
 
 // An independent copy (same architecture, parameters, buffers, names, head settings).

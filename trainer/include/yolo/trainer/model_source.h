@@ -1,5 +1,6 @@
 // Turns the `model=` setting into an eager model: a YAML name or path (yolo26n.yaml), or one of
-// our checkpoints (best.pt, last.pt, *.torchscript written by yolo-trainer).
+// our checkpoints (best.pt, last.pt, *.torchscript written by yolo-trainer), a TorchScript
+// export of Ultralytics, or an Ultralytics .pt (ultralytics_checkpoint.h).
 #pragma once
 
 #include <memory>

@@ -1,0 +1,210 @@
+// Ultralytics' own .pt files read by us (label `parity`; skipped without the ultralytics package
+// in the test Python). Ultralytics trains yolov8n, yolo11n and yolo26n for one epoch on a
+// synthetic set and writes best.pt and last.pt as every run does (FP16, the model under
+// "model"), and a copy of last.pt taken mid-run (the model under "ema", optimizer state kept).
+// From each file, with no Python on our side:
+//   - the network's decoded output on the same input equals Ultralytics' (boxes and scores);
+//   - `yolo-trainer predict` gives Ultralytics' predictions (same boxes at IoU >= 0.99,
+//     confidence within 1e-3, same classes);
+//   - `yolo-trainer val` gives Ultralytics' mAP50 and mAP50-95 within 0.005.
+#include <gtest/gtest.h>
+#include <torch/serialize.h>
+#include <torch/torch.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "oracle.h"
+#include "run_command.h"
+#include "test_files.h"
+#include "yolo/models/checkpoint.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kImgsz = 64;
+
+struct UltralyticsRun {
+  fs::path best, last, resumable;
+};
+
+class UltralyticsPtParity : public ::testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::make_unique<yolo::testing::TempDir>("ultralytics_pt");
+    data_ = yolo::parity::shapes_dataset(dir_->path / "data", 32, 8);
+  }
+  static void TearDownTestSuite() { dir_.reset(); }
+
+  // Ultralytics' training run for `arch`, once per suite.
+  static const UltralyticsRun& run(const std::string& arch) {
+    auto it = runs_.find(arch);
+    if (it != runs_.end()) return it->second;
+    const nlohmann::json r = yolo::parity::oracle_json(
+        "ultralytics_pt.py train " + arch + " '" + data_.string() + "' " + std::to_string(kImgsz) +
+            " 1 '" + (dir_->path / "runs").string() + "'",
+        dir_->path);
+    UltralyticsRun out;
+    if (r.is_object()) {
+      out = {r["best"].get<std::string>(), r["last"].get<std::string>(),
+             r["resumable"].get<std::string>()};
+    }
+    return runs_.emplace(arch, out).first->second;
+  }
+
+  static const fs::path& dir() { return dir_->path; }
+  static const fs::path& data() { return data_; }
+
+ private:
+  static std::unique_ptr<yolo::testing::TempDir> dir_;
+  static fs::path data_;
+  static std::map<std::string, UltralyticsRun> runs_;
+};
+
+std::unique_ptr<yolo::testing::TempDir> UltralyticsPtParity::dir_;
+fs::path UltralyticsPtParity::data_;
+std::map<std::string, UltralyticsRun> UltralyticsPtParity::runs_;
+
+std::string trainer(const std::string& args) {
+  const auto r = yolo::testing::run_command(std::string(YOLO_TRAINER_BIN) + " " + args + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << args << "\n"
+                            << r.output.substr(r.output.size() > 3000 ? r.output.size() - 3000 : 0);
+  return r.output;
+}
+
+struct Box {
+  double cx, cy, w, h, conf;
+  int cls;
+};
+
+double iou(const Box& a, const Box& b) {
+  const double ix = std::max(
+      0.0, std::min(a.cx + a.w / 2, b.cx + b.w / 2) - std::max(a.cx - a.w / 2, b.cx - b.w / 2));
+  const double iy = std::max(
+      0.0, std::min(a.cy + a.h / 2, b.cy + b.h / 2) - std::max(a.cy - a.h / 2, b.cy - b.h / 2));
+  const double inter = ix * iy;
+  const double uni = a.w * a.h + b.w * b.h - inter;
+  return uni > 0 ? inter / uni : 0;
+}
+
+// Our save_txt=True save_conf=True files: "cls cx cy w h conf" per line.
+std::vector<Box> read_labels(const fs::path& file) {
+  std::vector<Box> out;
+  std::ifstream in(file);
+  Box b{};
+  while (in >> b.cls >> b.cx >> b.cy >> b.w >> b.h >> b.conf) out.push_back(b);
+  return out;
+}
+
+// The val table's "all" row: Class Images Instances P R mAP50 mAP50-95.
+std::pair<double, double> val_maps(const std::string& output) {
+  static const std::regex row(
+      R"(\n\s+all\s+\d+\s+\d+\s+[0-9.e-]+\s+[0-9.e-]+\s+([0-9.e-]+)\s+([0-9.e-]+))");
+  std::smatch m;
+  if (!std::regex_search(output, m, row)) return {-1, -1};
+  return {std::stod(m[1]), std::stod(m[2])};
+}
+
+TEST_P(UltralyticsPtParity, NetworkOutputEqualsUltralyticsFromEveryFileItWrites) {
+  YOLO_REQUIRE_ORACLE();
+  const UltralyticsRun& r = run(GetParam());
+  for (const fs::path& pt : {r.best, r.last, r.resumable}) {
+    SCOPED_TRACE(pt.string());
+    ASSERT_TRUE(fs::exists(pt)) << "Ultralytics wrote no " << pt;
+    const fs::path dump = dir() / (GetParam() + "_" + pt.stem().string() + "_forward.pt");
+    const nlohmann::json ok =
+        yolo::parity::oracle_json("ultralytics_pt.py forward '" + pt.string() + "' " +
+                                      std::to_string(kImgsz) + " '" + dump.string() + "'",
+                                  dir());
+    ASSERT_TRUE(ok.is_object()) << "the oracle's forward failed";
+    std::ifstream in(dump, std::ios::binary);
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+    const c10::Dict<c10::IValue, c10::IValue> expected = torch::pickle_load(bytes).toGenericDict();
+    const torch::Tensor x = expected.at("input").toTensor();
+    const torch::Tensor want = expected.at("output").toTensor();
+
+    yolo::LoadedModel ours = yolo::load_torchscript(pt.string(), torch::kCPU);
+    EXPECT_EQ(ours.metadata.names.size(), 3u);
+    EXPECT_EQ(ours.metadata.imgsz, (std::vector<int64_t>{kImgsz, kImgsz}));
+    torch::NoGradGuard no_grad;
+    const torch::Tensor got = ours.module.forward({x}).toTensor();
+    ASSERT_EQ(got.sizes(), want.sizes());
+    // Boxes in input pixels (0..64) and class scores (0..1); FP32 rounding only.
+    const torch::Tensor boxes = (got.slice(1, 0, 4) - want.slice(1, 0, 4)).abs();
+    const torch::Tensor scores = (got.slice(1, 4) - want.slice(1, 4)).abs();
+    EXPECT_LT(boxes.max().item<double>(), 1e-2) << "boxes differ";
+    EXPECT_LT(scores.max().item<double>(), 1e-4) << "scores differ";
+    // Not a trivially equal output: the boxes spread over the image.
+    EXPECT_GT(want.slice(1, 0, 1).std().item<double>(), 1.0);
+  }
+}
+
+TEST_P(UltralyticsPtParity, PredictionsEqualUltralyticsPredictFromTheSameFile) {
+  YOLO_REQUIRE_ORACLE();
+  const UltralyticsRun& r = run(GetParam());
+  ASSERT_TRUE(fs::exists(r.best));
+  const fs::path images = data().parent_path() / "images" / "val";
+  // A one-epoch model's confidences are low: a low threshold keeps boxes to compare.
+  const std::string conf = "0.001";
+  const nlohmann::json theirs =
+      yolo::parity::oracle_json("ultralytics_pt.py predict '" + r.best.string() + "' '" +
+                                    images.string() + "' " + std::to_string(kImgsz) + " " + conf,
+                                dir());
+  ASSERT_TRUE(theirs.is_object()) << "the oracle's predict failed";
+  const fs::path out = dir() / "predict" / GetParam();
+  // FP32 as Ultralytics runs on a CPU (bf16 accuracy is tested on its own).
+  trainer("predict model=" + r.best.string() + " source=" + images.string() + " conf=" + conf +
+          " bf16=False save=False save_txt=True save_conf=True project=" +
+          out.parent_path().string() + " name=" + GetParam() + " exist_ok=True");
+  int compared = 0;
+  for (const auto& [stem, rows] : theirs["images"].items()) {
+    SCOPED_TRACE(stem);
+    const std::vector<Box> ours = read_labels(out / "labels" / (stem + ".txt"));
+    EXPECT_EQ(ours.size(), rows.size());
+    std::vector<bool> used(ours.size(), false);
+    for (const auto& row : rows) {
+      const Box want{row[0], row[1], row[2], row[3], row[4], row[5].get<int>()};
+      bool found = false;
+      for (size_t i = 0; i < ours.size() && !found; ++i) {
+        if (used[i] || ours[i].cls != want.cls || std::abs(ours[i].conf - want.conf) > 1e-3 ||
+            iou(ours[i], want) < 0.99)
+          continue;
+        used[i] = found = true;
+      }
+      EXPECT_TRUE(found) << "no match for Ultralytics' class " << want.cls << " conf " << want.conf
+                         << " at " << want.cx << "," << want.cy;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 10) << "too few predictions to compare";
+}
+
+TEST_P(UltralyticsPtParity, ValEqualsUltralyticsValOfTheSameFile) {
+  YOLO_REQUIRE_ORACLE();
+  const UltralyticsRun& r = run(GetParam());
+  ASSERT_TRUE(fs::exists(r.best));
+  const auto [map50, map] =
+      val_maps(trainer("val model=" + r.best.string() + " data=" + data().string() +
+                       " bf16=False batch=8 plots=False project=" + (dir() / "val").string()));
+  const nlohmann::json theirs =
+      yolo::parity::oracle_json("ultralytics_val.py '" + r.best.string() + "' '" + data().string() +
+                                    "' " + std::to_string(kImgsz),
+                                dir());
+  ASSERT_TRUE(theirs.is_object()) << "the oracle's val failed";
+  EXPECT_NEAR(map50, theirs["map50"].get<double>(), 0.005);
+  EXPECT_NEAR(map, theirs["map"].get<double>(), 0.005);
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, UltralyticsPtParity,
+                         ::testing::Values("yolov8n", "yolo11n", "yolo26n"));
+
+}  // namespace
