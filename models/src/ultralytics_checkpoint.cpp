@@ -293,7 +293,7 @@ UltralyticsCheckpoint read_ultralytics_checkpoint(const std::string& path) {
 
   pickle::Document doc;
   try {
-    doc = pickle::read_pickle_data(pickled, fs::path(path).filename().string() + ": data.pkl");
+    doc = pickle::read_pickle_data(pickled, "data.pkl");
   } catch (const pickle::PickleError& e) {
     throw CheckpointError(fmt::format("'{}' is refused: {}", path, e.what()));
   }

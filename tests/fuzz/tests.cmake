@@ -24,6 +24,7 @@ if(YOLO_BUILD_FUZZERS)
       INSTALL_COMMAND ""
       BUILD_ALWAYS ON)  # the parsers' sources live outside the subproject's tree
     foreach(_fuzzer fuzz_label_lines fuzz_dataset_yaml fuzz_npy_header fuzz_model_metadata
+                    fuzz_pickle_data
                     fuzz_monitor_config fuzz_http_request fuzz_tracking_inputs)
       add_test(NAME ${_fuzzer} COMMAND ${CMAKE_SOURCE_DIR}/tools/fuzz.sh ${YOLO_FUZZ_SECONDS}
                ${_fuzzer})

@@ -7,3 +7,5 @@ yolo_add_test(NAME test_model_forward LABEL unit SOURCES ${_dir}/test_model_forw
 yolo_add_test(NAME test_checkpoint LABEL unit SOURCES ${_dir}/test_checkpoint.cpp
   LIBS yolo_models)
 yolo_add_test(NAME test_box_math LABEL unit SOURCES ${_dir}/test_box_math.cpp LIBS yolo_models)
+yolo_add_test(NAME test_ultralytics_pt LABEL unit SOURCES ${_dir}/test_ultralytics_pt.cpp
+  LIBS yolo_models)
