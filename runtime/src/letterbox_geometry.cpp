@@ -30,8 +30,8 @@ LetterboxTransform compute_letterbox(int src_height, int src_width, const Letter
                       static_cast<double>(o.width) / src_width);
   if (!o.scaleup) r = std::min(r, 1.0);
   t.gain_x = t.gain_y = r;
-  t.resized_width = py_round(src_width * r);
-  t.resized_height = py_round(src_height * r);
+  t.resized_width = std::max(py_round(src_width * r), 1);  // thin images keep one pixel
+  t.resized_height = std::max(py_round(src_height * r), 1);
   double dw = o.width - t.resized_width, dh = o.height - t.resized_height;
   if (o.auto_stride) {
     dw = std::fmod(dw, o.stride);
@@ -43,6 +43,8 @@ LetterboxTransform compute_letterbox(int src_height, int src_width, const Letter
     t.gain_x = static_cast<double>(o.width) / src_width;
     t.gain_y = static_cast<double>(o.height) / src_height;
   }
+  t.back_gain_x = static_cast<double>(t.resized_width) / src_width;
+  t.back_gain_y = static_cast<double>(t.resized_height) / src_height;
   if (o.center) {
     dw /= 2;
     dh /= 2;

@@ -138,10 +138,10 @@ void detections_to_source(torch::Tensor& dets, const LetterboxTransform& t) {
   if (dets.size(0) == 0) return;
   torch::NoGradGuard no_grad;
   auto x = dets.select(1, 0), y = dets.select(1, 1), x2 = dets.select(1, 2), y2 = dets.select(1, 3);
-  x.sub_(t.pad_left).div_(t.gain_x).clamp_(0, t.src_width);
-  x2.sub_(t.pad_left).div_(t.gain_x).clamp_(0, t.src_width);
-  y.sub_(t.pad_top).div_(t.gain_y).clamp_(0, t.src_height);
-  y2.sub_(t.pad_top).div_(t.gain_y).clamp_(0, t.src_height);
+  x.sub_(t.pad_left).div_(t.back_gain_x).clamp_(0, t.src_width);
+  x2.sub_(t.pad_left).div_(t.back_gain_x).clamp_(0, t.src_width);
+  y.sub_(t.pad_top).div_(t.back_gain_y).clamp_(0, t.src_height);
+  y2.sub_(t.pad_top).div_(t.back_gain_y).clamp_(0, t.src_height);
 }
 
 }  // namespace yolo

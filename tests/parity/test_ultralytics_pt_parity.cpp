@@ -7,6 +7,9 @@
 //   - `yolo-trainer predict` gives Ultralytics' predictions (same boxes at IoU >= 0.99,
 //     confidence within 1e-3, same classes);
 //   - `yolo-trainer val` gives Ultralytics' mAP50 and mAP50-95 within 0.005.
+// A one-epoch model detects little, so the same is checked on a detector that works: the shapes
+// detector the pipeline tests train, whose weights Ultralytics saves as its own .pt (its
+// DetectionModel, strip_optimizer).
 #include <gtest/gtest.h>
 #include <torch/serialize.h>
 #include <torch/torch.h>
@@ -21,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../pipelines/trained_shapes_model.h"
 #include "oracle.h"
 #include "run_command.h"
 #include "test_files.h"
@@ -148,23 +152,23 @@ TEST_P(UltralyticsPtParity, NetworkOutputEqualsUltralyticsFromEveryFileItWrites)
   }
 }
 
-TEST_P(UltralyticsPtParity, PredictionsEqualUltralyticsPredictFromTheSameFile) {
-  YOLO_REQUIRE_ORACLE();
-  const UltralyticsRun& r = run(GetParam());
-  ASSERT_TRUE(fs::exists(r.best));
-  const fs::path images = data().parent_path() / "images" / "val";
-  // A one-epoch model's confidences are low: a low threshold keeps boxes to compare.
-  const std::string conf = "0.001";
+// Ultralytics' predict and ours (save_txt) on `images` from `pt`: every box of theirs has one
+// of ours of the same class at IoU >= 0.99 with a confidence within 1e-3. Returns the boxes
+// compared.
+int compare_predictions(const fs::path& pt, const fs::path& images, int imgsz,
+                        const std::string& conf, const fs::path& out) {
+  fs::create_directories(out.parent_path());
   const nlohmann::json theirs =
-      yolo::parity::oracle_json("ultralytics_pt.py predict '" + r.best.string() + "' '" +
-                                    images.string() + "' " + std::to_string(kImgsz) + " " + conf,
-                                dir());
-  ASSERT_TRUE(theirs.is_object()) << "the oracle's predict failed";
-  const fs::path out = dir() / "predict" / GetParam();
+      yolo::parity::oracle_json("ultralytics_pt.py predict '" + pt.string() + "' '" +
+                                    images.string() + "' " + std::to_string(imgsz) + " " + conf,
+                                out.parent_path());
+  EXPECT_TRUE(theirs.is_object()) << "the oracle's predict failed";
+  if (!theirs.is_object()) return 0;
   // FP32 as Ultralytics runs on a CPU (bf16 accuracy is tested on its own).
-  trainer("predict model=" + r.best.string() + " source=" + images.string() + " conf=" + conf +
+  trainer("predict model=" + pt.string() + " source=" + images.string() + " conf=" + conf +
+          " imgsz=" + std::to_string(imgsz) +
           " bf16=False save=False save_txt=True save_conf=True project=" +
-          out.parent_path().string() + " name=" + GetParam() + " exist_ok=True");
+          out.parent_path().string() + " name=" + out.filename().string() + " exist_ok=True");
   int compared = 0;
   for (const auto& [stem, rows] : theirs["images"].items()) {
     SCOPED_TRACE(stem);
@@ -185,6 +189,16 @@ TEST_P(UltralyticsPtParity, PredictionsEqualUltralyticsPredictFromTheSameFile) {
       ++compared;
     }
   }
+  return compared;
+}
+
+TEST_P(UltralyticsPtParity, PredictionsEqualUltralyticsPredictFromTheSameFile) {
+  YOLO_REQUIRE_ORACLE();
+  const UltralyticsRun& r = run(GetParam());
+  ASSERT_TRUE(fs::exists(r.best));
+  // A one-epoch model's confidences are low: a low threshold keeps boxes to compare.
+  const int compared = compare_predictions(r.best, data().parent_path() / "images" / "val", kImgsz,
+                                           "0.001", dir() / "predict" / GetParam());
   EXPECT_GT(compared, 10) << "too few predictions to compare";
 }
 
@@ -202,6 +216,38 @@ TEST_P(UltralyticsPtParity, ValEqualsUltralyticsValOfTheSameFile) {
   ASSERT_TRUE(theirs.is_object()) << "the oracle's val failed";
   EXPECT_NEAR(map50, theirs["map50"].get<double>(), 0.005);
   EXPECT_NEAR(map, theirs["map"].get<double>(), 0.005);
+}
+
+// The shapes detector's weights in an Ultralytics .pt: val and predictions as Ultralytics gives
+// them from that file, on a model that finds its objects (mAP50 above 0.8).
+TEST(UltralyticsPtParityTrained, ValAndPredictionsOfAWorkingDetector) {
+  YOLO_REQUIRE_ORACLE();
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  const fs::path root = shapes.model.parent_path().parent_path().parent_path().parent_path();
+  const fs::path yaml = root / "data" / "data.yaml";
+  yolo::testing::TempDir tmp("ultralytics_pt_trained");
+  const fs::path pt = tmp.path / "shapes.pt";
+  const nlohmann::json wrapped = yolo::parity::oracle_json(
+      "ultralytics_pt.py wrap '" + shapes.model.string() + "' '" + pt.string() + "'", tmp.path);
+  ASSERT_TRUE(wrapped.is_object() && fs::exists(pt)) << "the oracle wrote no .pt";
+
+  const auto [map50, map] =
+      val_maps(trainer("val model=" + pt.string() + " data=" + yaml.string() +
+                       " bf16=False batch=8 plots=False project=" + (tmp.path / "val").string()));
+  const nlohmann::json theirs =
+      yolo::parity::oracle_json("ultralytics_val.py '" + pt.string() + "' '" + yaml.string() +
+                                    "' " + std::to_string(yolo::testing::kShapesImgsz),
+                                tmp.path);
+  ASSERT_TRUE(theirs.is_object()) << "the oracle's val failed";
+  EXPECT_GT(theirs["map50"].get<double>(), 0.8) << "the detector must work for this to compare";
+  EXPECT_NEAR(map50, theirs["map50"].get<double>(), 0.005);
+  EXPECT_NEAR(map, theirs["map"].get<double>(), 0.005);
+
+  const int compared =
+      compare_predictions(pt, root / "data" / "images" / "val", yolo::testing::kShapesImgsz, "0.25",
+                          tmp.path / "predict" / "shapes");
+  EXPECT_GE(compared, 16) << "the detector found too few objects to compare";
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, UltralyticsPtParity,

@@ -242,6 +242,7 @@ TEST(DevicePreprocess, MixedBatch) {
     EXPECT_EQ(u.pad_left, t.pad_left);
     EXPECT_EQ(u.pad_top, t.pad_top);
     EXPECT_DOUBLE_EQ(u.gain_x, t.gain_x);
+    EXPECT_DOUBLE_EQ(u.back_gain_y, t.back_gain_y);
   }
 }
 

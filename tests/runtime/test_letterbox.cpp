@@ -37,8 +37,14 @@ TEST(Letterbox, OddSourceSize) {
   // r = min(640/333, 640/500) = 1.28; h = round(426.24) = 426; dh = 214 -> 107 / 107.
   auto t = compute_letterbox(333, 500, target(640, 640));
   EXPECT_DOUBLE_EQ(t.gain_x, 1.28);
+  EXPECT_DOUBLE_EQ(t.gain_y, 1.28);
   EXPECT_EQ(t.resized_width, 640);
   EXPECT_EQ(t.resized_height, 426);
+  // Boxes go back with what each axis underwent (Ultralytics' scale_boxes when predicting):
+  // the resized image's bottom edge is the source's.
+  EXPECT_DOUBLE_EQ(t.back_gain_x, 1.28);
+  EXPECT_DOUBLE_EQ(t.back_gain_y, 426.0 / 333.0);
+  EXPECT_DOUBLE_EQ(t.to_src_y(t.pad_top + 426), 333.0);
   EXPECT_EQ(t.pad_top, 107);
   EXPECT_EQ(t.pad_bottom, 107);
 }
@@ -101,7 +107,10 @@ TEST(Letterbox, PixelsAndInverseMapping) {
   EXPECT_EQ(out.at<cv::Vec3b>(30, 32), cv::Vec3b(255, 255, 255));
   EXPECT_NEAR(t.to_dst_y(40), 29.8, 1e-9);
 
-  cv::Mat boxes = (cv::Mat_<float>(2, 5) << 16, 23.4f, 48, 36.2f, 0.9f,  //
+  // Back with what each axis underwent: x by 64/200 = 0.32, y by 29/90 (the 90 rows became 29),
+  // as Ultralytics' scale_boxes maps predictions.
+  const float y1 = 17 + 20 * 29.f / 90, y2 = 17 + 60 * 29.f / 90;
+  cv::Mat boxes = (cv::Mat_<float>(2, 5) << 16, y1, 48, y2, 0.9f,  //
                    -5, 0, 70, 64, 0.5f);
   yolo::boxes_to_source(boxes, t);
   EXPECT_NEAR(boxes.at<float>(0, 0), 50, 1e-3);

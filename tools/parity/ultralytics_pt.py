@@ -6,13 +6,21 @@
         {"best": path, "last": path, "resumable": path}: best.pt and last.pt as a run leaves
         them (FP16, the model under "model", optimizer stripped), and a copy of last.pt taken
         during training, before the run stripped it (the model under "ema", with optimizer state)
-    python ultralytics_pt.py predict MODEL.pt SOURCE_DIR IMGSZ CONF
+    python ultralytics_pt.py predict MODEL.pt SOURCE_DIR IMGSZ CONF [RECT]
         prints {"images": {stem: [[cx, cy, w, h, conf, cls], ...]}}, boxes normalised to the
-        source image (as save_txt writes them)
+        source image (as save_txt writes them). RECT (default 0) is Ultralytics' `rect`: its
+        predict letterboxes a .pt to the smallest stride multiple (rect=True, its default for
+        .pt files), and a TorchScript file to the square imgsz, which is what yolo-edge runs
+        every model at; 0 compares like with like
     python ultralytics_pt.py forward MODEL.pt IMGSZ OUT.pt
         the fused FP32 network as Ultralytics' predict builds it from the file, on a seeded
         random batch of 2: saves {"input": x, "output": y} with torch.save, where y is the
         one-to-many head's decoded output (B, 4 + nc, anchors) in input pixels; prints {"ok": 1}
+    python ultralytics_pt.py wrap OURS.pt OUT.pt
+        an Ultralytics checkpoint of the weights of one of our checkpoints: Ultralytics'
+        DetectionModel built from the architecture our file carries, our weights loaded into it
+        (strict), saved and finalised by Ultralytics' strip_optimizer as at the end of its runs;
+        prints {"out": OUT.pt}
 
 JSON on the last line; Ultralytics logs before it.
 """
@@ -40,13 +48,13 @@ def train(arch: str, data: str, imgsz: int, epochs: int, out: str, seed: int) ->
                       "resumable": str(w / "last_resumable.pt")}))
 
 
-def predict(model: str, source: str, imgsz: int, conf: float) -> None:
+def predict(model: str, source: str, imgsz: int, conf: float, rect: bool) -> None:
     from ultralytics import YOLO
 
     m = YOLO(model)
     out = {}
     for r in m.predict(source=source, imgsz=imgsz, conf=conf, device="cpu", verbose=False,
-                       stream=True):
+                       stream=True, rect=rect):
         rows = []
         for xywh, c, k in zip(r.boxes.xywhn.tolist(), r.boxes.conf.tolist(), r.boxes.cls.tolist()):
             rows.append([*xywh, c, int(k)])
@@ -68,6 +76,33 @@ def forward(model: str, imgsz: int, out: str) -> None:
     print(json.dumps({"ok": 1}))
 
 
+def wrap(ours: str, out: str) -> None:
+    import io
+    from datetime import datetime
+
+    import torch
+    import yaml
+    from ultralytics import __version__
+    from ultralytics.nn.tasks import DetectionModel
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    extra = {"yolo/weights.pkl": "", "yolo/model.json": "", "config.txt": ""}
+    torch.jit.load(ours, _extra_files=extra)
+    arch = json.loads(extra["yolo/model.json"])
+    meta = json.loads(extra["config.txt"])
+    cfg = yaml.safe_load(arch["yaml"])
+    cfg.update(nc=arch["nc"], scale=arch["scale"], yaml_file=arch["name"] + ".yaml")
+    model = DetectionModel(cfg, nc=arch["nc"], verbose=False)
+    model.load_state_dict(torch.load(io.BytesIO(extra["yolo/weights.pkl"]), weights_only=False), strict=True)
+    model.names = {int(k): v for k, v in meta["names"].items()}
+    imgsz = meta["imgsz"][0]
+    model.args = {"imgsz": imgsz, "task": "detect"}
+    torch.save({"model": model, "ema": None, "train_args": {"task": "detect", "imgsz": imgsz},
+                "date": datetime.now().isoformat(), "version": __version__}, out)
+    strip_optimizer(out)
+    print(json.dumps({"out": out}))
+
+
 def main() -> None:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     mode, args = sys.argv[1], sys.argv[2:]
@@ -75,11 +110,14 @@ def main() -> None:
         train(args[0], args[1], int(args[2]), int(args[3]), args[4],
               int(args[5]) if len(args) > 5 else 0)
     elif mode == "predict":
-        predict(args[0], args[1], int(args[2]), float(args[3]))
+        predict(args[0], args[1], int(args[2]), float(args[3]),
+                len(args) > 4 and args[4] not in ("0", "False", "false"))
     elif mode == "forward":
         forward(args[0], int(args[1]), args[2])
+    elif mode == "wrap":
+        wrap(args[0], args[1])
     else:
-        sys.exit(f"unknown mode {mode!r}: train, predict or forward")
+        sys.exit(f"unknown mode {mode!r}: train, predict, forward or wrap")
 
 
 if __name__ == "__main__":

@@ -225,6 +225,9 @@ Sample DataLoader::make_sample(size_t position, int epoch, LetterboxTransform* t
       transform->src_height = r.height;
       transform->gain_x = t.gain_x * loaded.image.cols / r.width;
       transform->gain_y = t.gain_y * loaded.image.rows / r.height;
+      // Boxes go back with the same gains, as Ultralytics' val maps them (its ratio_pad).
+      transform->back_gain_x = transform->gain_x;
+      transform->back_gain_y = transform->gain_y;
     }
     return out;
   }

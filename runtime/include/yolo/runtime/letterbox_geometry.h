@@ -8,6 +8,11 @@
 // is split top = round(dh/2 - 0.1), bottom = round(dh/2 + 0.1) (likewise left/right), so odd
 // padding puts the extra pixel at the bottom/right. With auto_stride the padding is reduced
 // modulo the stride (the output keeps the aspect ratio and is only a stride multiple).
+//
+// Labels go in with r (Ultralytics' `ratio`). Boxes come back with each axis' own gain, resized /
+// source size, which the rounding of the resized size makes differ from r by up to half a pixel
+// over the side: what Ultralytics' scale_boxes does when predicting (8.4.190). Its validation
+// maps back with r (its ratio_pad); the trainer's val loader sets the back gains so.
 #pragma once
 
 namespace yolo {
@@ -27,15 +32,16 @@ struct LetterboxTransform {
   int src_width = 0, src_height = 0;          // source image
   int out_width = 0, out_height = 0;          // letterboxed image
   int resized_width = 0, resized_height = 0;  // image content before padding
-  double gain_x = 1, gain_y = 1;              // scale factors (equal unless scale_fill)
+  double gain_x = 1, gain_y = 1;              // r (equal unless scale_fill): source -> input
+  double back_gain_x = 1, back_gain_y = 1;    // input -> source: resized / source size
   int pad_left = 0, pad_top = 0, pad_right = 0, pad_bottom = 0;
 
   // Source -> letterboxed pixel coordinates.
   double to_dst_x(double x) const { return x * gain_x + pad_left; }
   double to_dst_y(double y) const { return y * gain_y + pad_top; }
   // Letterboxed -> source pixel coordinates (not clipped).
-  double to_src_x(double x) const { return (x - pad_left) / gain_x; }
-  double to_src_y(double y) const { return (y - pad_top) / gain_y; }
+  double to_src_x(double x) const { return (x - pad_left) / back_gain_x; }
+  double to_src_y(double y) const { return (y - pad_top) / back_gain_y; }
 };
 
 // Geometry only (no pixels): what letterbox() will do to an image of this size.
