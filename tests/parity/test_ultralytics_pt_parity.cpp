@@ -250,6 +250,65 @@ TEST(UltralyticsPtParityTrained, ValAndPredictionsOfAWorkingDetector) {
   EXPECT_GE(compared, 16) << "the detector found too few objects to compare";
 }
 
+// Fine-tuning from an Ultralytics .pt (the shapes detector above, one class at 192 px) on
+// another set (three classes at 128 px, held-out val split): `yolo-trainer train model=x.pt`
+// and Ultralytics' own training from the same file end within noise of each other, and far
+// above the same epochs from scratch. Two seeds, paired.
+TEST(UltralyticsPtParityTrained, FineTuningFromItMatchesUltralyticsAndBeatsScratch) {
+  YOLO_REQUIRE_ORACLE();
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  yolo::testing::TempDir tmp("ultralytics_pt_finetune");
+  const fs::path pt = tmp.path / "shapes.pt";
+  ASSERT_TRUE(
+      yolo::parity::oracle_json(
+          "ultralytics_pt.py wrap '" + shapes.model.string() + "' '" + pt.string() + "'", tmp.path)
+          .is_object());
+  yolo::synth::SynthOptions o;
+  o.dir = tmp.path / "data";
+  o.train_images = 80;
+  o.val_images = 20;
+  o.imgsz = 128;
+  o.num_classes = 3;
+  o.seed = 5;
+  o.threads = 1;
+  const fs::path data = yolo::synth::generate_synthetic_dataset(o).yaml;
+  static const std::regex finished(R"(best\.pt mAP50 ([0-9.]+), mAP50-95 ([0-9.]+))");
+  auto ours = [&](const std::string& model, int seed, const std::string& name) {
+    const std::string out = trainer(
+        "train model=" + model + " data=" + data.string() +
+        " epochs=10 imgsz=128 batch=16 plots=False exist_ok=True seed=" + std::to_string(seed) +
+        " project=" + (tmp.path / "runs").string() + " name=" + name);
+    std::smatch m;
+    return std::regex_search(out, m, finished) ? std::stod(m[2]) : -1.0;
+  };
+  std::vector<double> from_pt, theirs, scratch;
+  for (int seed : {0, 1}) {
+    from_pt.push_back(ours(pt.string(), seed, "pt_" + std::to_string(seed)));
+    scratch.push_back(ours("yolov8n.yaml", seed, "scratch_" + std::to_string(seed)));
+    const nlohmann::json u = yolo::parity::oracle_json(
+        "ultralytics_pt.py finetune '" + pt.string() + "' '" + data.string() + "' 128 10 '" +
+            (tmp.path / "ultralytics").string() + "' " + std::to_string(seed),
+        tmp.path);
+    ASSERT_TRUE(u.is_object()) << "the oracle's fine-tuning failed";
+    theirs.push_back(u["map"].get<double>());
+    std::printf(
+        "seed %d: held-out mAP50-95 ours from .pt %.4f, Ultralytics from .pt %.4f, ours "
+        "from scratch %.4f\n",
+        seed, from_pt.back(), theirs.back(), scratch.back());
+  }
+  auto mean = [](const std::vector<double>& v) { return (v[0] + v[1]) / 2; };
+  // Paired over seeds: the 95 % interval of the mean difference (t with 1 degree of freedom,
+  // 12.71) must hold 0, or the means be within 0.02 of each other.
+  const double d0 = from_pt[0] - theirs[0], d1 = from_pt[1] - theirs[1];
+  const double half_width = 12.71 * std::abs(d0 - d1) / 2;
+  EXPECT_TRUE(std::abs(mean(from_pt) - mean(theirs)) <= std::max(half_width, 0.02))
+      << "ours " << mean(from_pt) << " vs Ultralytics " << mean(theirs);
+  EXPECT_GT(mean(from_pt), 3 * mean(scratch) + 0.02)
+      << "fine-tuning from the .pt must beat training from scratch";
+  EXPECT_GT(mean(theirs), 3 * mean(scratch) + 0.02);
+}
+
 INSTANTIATE_TEST_SUITE_P(Architectures, UltralyticsPtParity,
                          ::testing::Values("yolov8n", "yolo11n", "yolo26n"));
 

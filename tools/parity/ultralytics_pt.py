@@ -6,6 +6,9 @@
         {"best": path, "last": path, "resumable": path}: best.pt and last.pt as a run leaves
         them (FP16, the model under "model", optimizer stripped), and a copy of last.pt taken
         during training, before the run stripped it (the model under "ema", with optimizer state)
+    python ultralytics_pt.py finetune MODEL.pt DATA.yaml IMGSZ EPOCHS OUT_DIR SEED
+        Ultralytics' training from a .pt (its weights, the dataset's classes) with its default
+        recipe; prints {"map50": x, "map": y} of the best epoch on the dataset's val split
     python ultralytics_pt.py predict MODEL.pt SOURCE_DIR IMGSZ CONF [RECT]
         prints {"images": {stem: [[cx, cy, w, h, conf, cls], ...]}}, boxes normalised to the
         source image (as save_txt writes them). RECT (default 0) is Ultralytics' `rect`: its
@@ -46,6 +49,17 @@ def train(arch: str, data: str, imgsz: int, epochs: int, out: str, seed: int) ->
                                pretrained=False)
     print(json.dumps({"best": str(w / "best.pt"), "last": str(w / "last.pt"),
                       "resumable": str(w / "last_resumable.pt")}))
+
+
+def finetune(model: str, data: str, imgsz: int, epochs: int, out: str, seed: int) -> None:
+    from ultralytics import YOLO
+
+    m = YOLO(model)
+    m.train(data=data, epochs=epochs, imgsz=imgsz, batch=16, device="cpu", workers=0,
+            plots=False, project=out, name=f"finetune_{seed}", exist_ok=True, amp=False,
+            seed=seed, deterministic=True, verbose=False)
+    metrics = m.trainer.validator.metrics
+    print(json.dumps({"map50": float(metrics.box.map50), "map": float(metrics.box.map)}))
 
 
 def predict(model: str, source: str, imgsz: int, conf: float, rect: bool) -> None:
@@ -109,6 +123,8 @@ def main() -> None:
     if mode == "train":
         train(args[0], args[1], int(args[2]), int(args[3]), args[4],
               int(args[5]) if len(args) > 5 else 0)
+    elif mode == "finetune":
+        finetune(args[0], args[1], int(args[2]), int(args[3]), args[4], int(args[5]))
     elif mode == "predict":
         predict(args[0], args[1], int(args[2]), float(args[3]),
                 len(args) > 4 and args[4] not in ("0", "False", "false"))
