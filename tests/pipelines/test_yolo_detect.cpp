@@ -15,9 +15,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "../parity/oracle.h"
 #include "decoded_frames.h"
 #include "gst_test_support.h"
 #include "run_command.h"
+#include "test_files.h"
 #include "trained_shapes_model.h"
 #include "yolo/gst/detection_meta.h"
 
@@ -142,4 +144,66 @@ TEST(YoloDetect, OverlayDrawsWhatDrawTrueDraws) {
     annotated += overlaid[i] != plain[i];
   }
   EXPECT_GT(annotated, plain.size() / 2) << "most frames have shapes to draw";
+}
+
+namespace {
+
+// The element's detections on every frame of `video` with `model`.
+std::vector<std::vector<yolo::Detection>> element_detections(const fs::path& video,
+                                                             const fs::path& model) {
+  std::vector<std::vector<yolo::Detection>> per_frame;
+  yolo::testing::each_buffer_through(
+      video, "yolo model=" + model.string() + " conf-threshold=" + std::to_string(kConf),
+      [&](GstBuffer* buffer) { per_frame.push_back(yolo::gst::read_roi_metas(buffer)); });
+  return per_frame;
+}
+
+}  // namespace
+
+// The same weights as an Ultralytics .pt (Ultralytics' DetectionModel, saved by its
+// strip_optimizer: FP16) through `yolo model=x.pt`: the element builds and traces it at load and
+// finds what the TorchScript checkpoint finds, frame by frame. The FP16 rounding of the weights
+// moves boxes by a fraction of a pixel, and the element's boxes are whole pixels: a 30-pixel box
+// one pixel off has IoU 0.93.
+TEST(YoloDetect, UltralyticsPtFindsWhatItsTorchScriptFinds) {
+  YOLO_REQUIRE_ORACLE();
+  const yolo::testing::TrainedShapes f = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(f.model)) << "training did not produce " << f.model;
+  if (f.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+  yolo::testing::TempDir tmp("detect_ultralytics_pt");
+  const fs::path pt = tmp.path / "shapes.pt";
+  ASSERT_TRUE(
+      yolo::parity::oracle_json(
+          "ultralytics_pt.py wrap '" + f.model.string() + "' '" + pt.string() + "'", tmp.path)
+          .is_object());
+  const auto ours = element_detections(f.video, f.model);
+  const auto from_pt = element_detections(f.video, pt);
+  ASSERT_EQ(ours.size(), from_pt.size());
+  size_t boxes = 0, matched = 0;
+  for (size_t i = 0; i < ours.size(); ++i) {
+    for (const auto& a : ours[i]) {
+      ++boxes;
+      const Box pa{a.x1, a.y1, a.x2, a.y2, a.class_id};
+      bool found = false;
+      for (const auto& b : from_pt[i]) {
+        if (b.class_id == a.class_id && iou(pa, {b.x1, b.y1, b.x2, b.y2, b.class_id}) >= 0.9f &&
+            std::abs(a.confidence - b.confidence) <= 0.02f) {
+          found = true;
+          break;
+        }
+      }
+      matched += found;
+      if (!found) {
+        std::printf("frame %zu: box (%.1f %.1f %.1f %.1f) conf %.3f not found; the .pt gave", i,
+                    a.x1, a.y1, a.x2, a.y2, a.confidence);
+        for (const auto& b : from_pt[i])
+          std::printf(" (%.1f %.1f %.1f %.1f) %.3f", b.x1, b.y1, b.x2, b.y2, b.confidence);
+        std::printf("\n");
+      }
+    }
+  }
+  std::printf("%zu of %zu boxes found again from the .pt\n", matched, boxes);
+  EXPECT_GE(boxes, ours.size()) << "the detector found too little to compare";
+  // A box whose confidence sits at the threshold may fall on either side of it.
+  EXPECT_GE(matched, boxes * 98 / 100);
 }

@@ -25,6 +25,7 @@
 #include <set>
 #include <thread>
 
+#include "../parity/oracle.h"
 #include "free_port.h"
 #include "mosquitto_test_broker.h"
 #include "mqtt_test_subscriber.h"
@@ -373,6 +374,55 @@ TEST(YoloMonitor, TrackerGivesEachObjectOneIdOverTime) {
   // boxes; one that follows them has a handful (the file replays, and each replay starts over).
   EXPECT_GE(boxes, 60);
   EXPECT_LE(ids.size() * 5, static_cast<size_t>(boxes)) << ids.size() << " ids over " << boxes;
+}
+
+// An Ultralytics .pt as the monitor's model (Ultralytics' DetectionModel holding the shapes
+// detector's weights, written by its strip_optimizer): --check loads it, and the service detects
+// the video's objects with the class names the .pt carries.
+TEST(YoloMonitor, ServesAnUltralyticsPt) {
+  YOLO_REQUIRE_ORACLE();
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  if (shapes.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-monitor-ultralytics-pt";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path pt = dir / "shapes.pt";
+  ASSERT_TRUE(
+      yolo::parity::oracle_json(
+          "ultralytics_pt.py wrap '" + shapes.model.string() + "' '" + pt.string() + "'", dir)
+          .is_object());
+  std::ofstream(dir / "monitor.yaml")
+      << "model: " << pt.string() << "\ndevice: cpu\nconf: 0.25\n"
+      << "http: {bind: 127.0.0.1, port: " << yolo::testing::free_port() << "}\n"
+      << "state_file: \"\"\n"
+      << "outputs:\n  jsonl: {path: " << (dir / "results.jsonl").string() << "}\n"
+      << "streams:\n  - id: cam\n    uri: " << shapes.video.string() << "\n";
+  const auto check = yolo::testing::run_command(std::string(YOLO_MONITOR_BIN) + " --config " +
+                                                (dir / "monitor.yaml").string() + " --check");
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+
+  MonitorProcess monitor(dir / "monitor.yaml", dir / "monitor.log");
+  ASSERT_TRUE(monitor.started());
+  auto boxes = [&](std::set<std::string>* names) {
+    std::ifstream in(dir / "results.jsonl");
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+      const json result = json::parse(line, nullptr, false);
+      if (result.is_discarded()) continue;  // a line being written
+      for (const auto& d : result["detections"]) {
+        ++n;
+        if (names) names->insert(d["class_name"].get<std::string>());
+      }
+    }
+    return n;
+  };
+  ASSERT_TRUE(eventually([&] { return boxes(nullptr) >= 60; }, 120s)) << monitor.log();
+  monitor.signal(SIGTERM);
+  EXPECT_EQ(monitor.wait_exit(60s), 0) << monitor.log();
+  std::set<std::string> names;
+  boxes(&names);
+  EXPECT_EQ(names, std::set<std::string>{"rectangle"});
 }
 
 namespace {
