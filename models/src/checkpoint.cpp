@@ -465,9 +465,10 @@ LoadedModel finish_load(torch::jit::Module module, torch::jit::ExtraFilesMap& fi
 
 }  // namespace
 
-LoadedModel load_torchscript(const std::string& path, const c10::Device& device) {
+LoadedModel load_torchscript(const std::string& path, const c10::Device& device,
+                             const std::vector<int64_t>& build_imgsz) {
   if (inspect_model_file(path) == ModelFileKind::kTorchSave)
-    return load_ultralytics_as_torchscript(path, device);
+    return load_ultralytics_as_torchscript(path, device, build_imgsz);
   torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}};
   try {
     return finish_load(torch::jit::load(path, device, files), files, path);

@@ -422,13 +422,18 @@ std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsChe
   return model;
 }
 
-LoadedModel load_ultralytics_as_torchscript(const std::string& path, const c10::Device& device) {
+LoadedModel load_ultralytics_as_torchscript(const std::string& path, const c10::Device& device,
+                                            const std::vector<int64_t>& imgsz) {
   const UltralyticsCheckpoint ckpt = read_ultralytics_checkpoint(path);
   auto model = build_ultralytics_model(ckpt);
   model->eval();
   ExportOptions options;
-  options.height = ckpt.imgsz.first;
-  options.width = ckpt.imgsz.second;
+  options.height = imgsz.empty() ? ckpt.imgsz.first : imgsz.front();
+  options.width = imgsz.empty() ? ckpt.imgsz.second : imgsz.back();
+  if (options.height < 32 || options.width < 32) {
+    throw CheckpointError(fmt::format("'{}': imgsz {}x{} is too small; give 32 or more", path,
+                                      options.height, options.width));
+  }
   options.device = device.str();
   options.include_weights = false;
   options.description =

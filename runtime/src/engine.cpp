@@ -79,7 +79,7 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
         "bf16=True on a CPU without native BF16 (AVX-512 BF16 or AMX): emulated, usually slower "
         "than FP32");
   }
-  LoadedModel loaded = load_torchscript(model_path, device_);
+  LoadedModel loaded = load_torchscript(model_path, device_, options_.imgsz);
   metadata_ = loaded.metadata;
   module_ = loaded.module;
   if (options_.half) module_.to(torch::kHalf);

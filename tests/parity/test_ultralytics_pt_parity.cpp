@@ -218,6 +218,35 @@ TEST_P(UltralyticsPtParity, ValEqualsUltralyticsValOfTheSameFile) {
   EXPECT_NEAR(map, theirs["map"].get<double>(), 0.005);
 }
 
+// `export model=x.pt` writes TorchScript at the size the .pt was trained at (Ultralytics' export
+// default) that computes what the .pt computes; `train model=ARCH.yaml pretrained=x.pt` transfers
+// every tensor (same architecture, same classes), as Ultralytics' pretrained= does.
+TEST_P(UltralyticsPtParity, ExportAndPretrainedTakeItsWeights) {
+  YOLO_REQUIRE_ORACLE();
+  const UltralyticsRun& r = run(GetParam());
+  ASSERT_TRUE(fs::exists(r.best));
+  const std::string log = trainer("export model=" + r.best.string());
+  const fs::path written = r.best.parent_path() / "best.torchscript";
+  ASSERT_TRUE(fs::exists(written)) << log;
+  yolo::LoadedModel pt = yolo::load_torchscript(r.best.string(), torch::kCPU);
+  yolo::LoadedModel ts = yolo::load_torchscript(written.string(), torch::kCPU);
+  EXPECT_EQ(ts.metadata.imgsz, (std::vector<int64_t>{kImgsz, kImgsz}));
+  EXPECT_EQ(ts.metadata.names, pt.metadata.names);
+  torch::NoGradGuard no_grad;
+  const torch::Tensor x = torch::rand({1, 3, kImgsz, kImgsz});
+  EXPECT_TRUE(torch::allclose(ts.module.forward({x}).toTensor(), pt.module.forward({x}).toTensor(),
+                              1e-4, 1e-3));
+
+  const std::string train =
+      trainer("train model=" + GetParam() + ".yaml pretrained=" + r.best.string() + " data=" +
+              data().string() + " epochs=1 imgsz=64 batch=8 plots=False exist_ok=True project=" +
+              (dir() / "pretrained").string() + " name=" + GetParam());
+  static const std::regex transferred(R"(Transferred (\d+)/(\d+) items from pretrained weights)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(train, m, transferred)) << train;
+  EXPECT_EQ(m[1].str(), m[2].str()) << "every tensor of the same architecture transfers";
+}
+
 // The shapes detector's weights in an Ultralytics .pt: val and predictions as Ultralytics gives
 // them from that file, on a model that finds its objects (mAP50 above 0.8).
 TEST(UltralyticsPtParityTrained, ValAndPredictionsOfAWorkingDetector) {
@@ -248,6 +277,11 @@ TEST(UltralyticsPtParityTrained, ValAndPredictionsOfAWorkingDetector) {
       compare_predictions(pt, root / "data" / "images" / "val", yolo::testing::kShapesImgsz, "0.25",
                           tmp.path / "predict" / "shapes");
   EXPECT_GE(compared, 16) << "the detector found too few objects to compare";
+  // At another size than it was trained at: Ultralytics runs a .pt at any imgsz, and so do we
+  // (it is traced at the size asked for).
+  EXPECT_GE(compare_predictions(pt, root / "data" / "images" / "val", 160, "0.25",
+                                tmp.path / "predict" / "shapes_160"),
+            12);
 }
 
 // Fine-tuning from an Ultralytics .pt (the shapes detector above, one class at 192 px) on

@@ -6,6 +6,7 @@
 
 #include "yolo/core/device.h"
 #include "yolo/models/checkpoint.h"
+#include "yolo/models/ultralytics_checkpoint.h"
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/model_source.h"
 #include "yolo/trainer/modes.h"
@@ -46,9 +47,22 @@ int64_t exported_rows(const ModelMetadata& meta, const DetectionModelImpl& model
 int run_export_mode(const Config& cfg, const SelectedDevice& device) {
   check_format(cfg.get_string("format"));
   const std::string model_setting = cfg.get_string("model");
-  auto model = load_model_setting(model_setting);
-  choose_inference_head(*model, cfg);
+  std::shared_ptr<DetectionModelImpl> model;
   auto [h, w] = imgsz_setting(cfg);
+  if (is_torch_save_file(model_setting)) {
+    // An Ultralytics .pt exports at the size it was trained at unless imgsz= is given, as
+    // Ultralytics' export does.
+    const UltralyticsCheckpoint ckpt = read_ultralytics_checkpoint(model_setting);
+    model = build_ultralytics_model(ckpt);
+    if (!cfg.was_set("imgsz")) {
+      std::tie(h, w) = ckpt.imgsz;
+      spdlog::info("imgsz={}: the size '{}' was trained at (imgsz= exports another)", h,
+                   model_setting);
+    }
+  } else {
+    model = load_model_setting(model_setting);
+  }
+  choose_inference_head(*model, cfg);
 
   ExportOptions opts;
   opts.height = h;

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <torch/torch.h>
 
 #include <filesystem>
+#include <map>
 
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/ultralytics_checkpoint.h"
@@ -26,6 +28,36 @@ std::shared_ptr<DetectionModelImpl> load_model_setting(const std::string& model,
   // our lean exports) are unfused into the matching architecture.
   if (has_training_weights(model) && !nc) return load_eager_model(model);
   return import_fused_torchscript(model, nc);
+}
+
+int transfer_pretrained(DetectionModelImpl& model, const std::string& path) {
+  std::map<std::string, torch::Tensor> source;
+  if (is_torch_save_file(path)) {
+    source = read_ultralytics_checkpoint(path).state;
+  } else {
+    auto from = has_training_weights(path) ? load_eager_model(path)
+                                           : import_fused_torchscript(path, std::nullopt);
+    for (const auto& p : from->named_parameters(true)) source[p.key()] = p.value();
+    for (const auto& b : from->named_buffers(true)) source[b.key()] = b.value();
+  }
+  torch::NoGradGuard no_grad;
+  int transferred = 0, total = 0;
+  auto take = [&](const std::string& name, torch::Tensor& dst) {
+    ++total;
+    auto it = source.find(name);
+    if (it == source.end() || it->second.sizes() != dst.sizes()) return;
+    dst.copy_(it->second.to(dst.dtype()));
+    ++transferred;
+  };
+  for (auto& p : model.named_parameters(true)) take(p.key(), p.value());
+  for (auto& b : model.named_buffers(true)) take(b.key(), b.value());
+  spdlog::info("Transferred {}/{} items from pretrained weights '{}'", transferred, total, path);
+  if (transferred == 0)
+    spdlog::warn(
+        "pretrained='{}' shares no tensor with {} (another architecture?); training "
+        "from scratch",
+        path, model.config().name);
+  return transferred;
 }
 
 void choose_inference_head(DetectionModelImpl& model, const Config& cfg) {

@@ -34,6 +34,10 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   eopts.bf16 = device.is_gpu ? std::optional<bool>(false) : cfg.get_optional_bool("bf16");
   if (device.is_gpu && cfg.get_optional_bool("bf16").value_or(false))
     spdlog::warn("bf16=True ignored: BF16 autocast is for CPUs; on a GPU use half=True");
+  if (cfg.was_set("imgsz")) {
+    const std::vector<long long> imgsz = cfg.get_int_list("imgsz");
+    eopts.imgsz.assign(imgsz.begin(), imgsz.end());  // a .pt is traced at it
+  }
   Engine engine(model_path, eopts);
   spdlog::info("inference: {}", engine.precision());
   const ModelMetadata& meta = engine.metadata();

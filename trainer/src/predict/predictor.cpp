@@ -163,6 +163,7 @@ PredictReport run_predict(const PredictOptions& o, const std::atomic<bool>* stop
   eo.device = o.device;
   eo.half = o.half;
   eo.bf16 = o.bf16;
+  eo.imgsz.assign(o.imgsz.begin(), o.imgsz.end());  // a .pt is traced at it
   Engine engine(o.model, eo);
   spdlog::info("inference: {}", engine.precision());
   const ModelMetadata& meta = engine.metadata();

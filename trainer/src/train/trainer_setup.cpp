@@ -108,6 +108,12 @@ void Trainer::setup_model() {
   at::globalContext().setBenchmarkCuDNN(!o.deterministic);
 
   s.model = load_model_setting(o.model, s.nc);
+  // pretrained=PATH (Ultralytics' str form); true/false say whether model= brings weights, which
+  // a checkpoint does and a YAML does not.
+  const std::string pretrained = cfg_.get_string("pretrained");
+  if (!pretrained.empty() && pretrained != "true" && pretrained != "false" &&
+      pretrained != "True" && pretrained != "False")
+    transfer_pretrained(*s.model, pretrained);
   s.model->names = s.names;
   choose_inference_head(*s.model, cfg_);
   s.stride = static_cast<int>(s.model->max_stride());

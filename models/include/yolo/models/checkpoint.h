@@ -101,8 +101,10 @@ LoadedModel load_torchscript_bytes(const std::string& bytes, const c10::Device& 
 bool has_training_weights(const std::string& path);
 
 // Loads any detection model file onto `device`: TorchScript (ours or exported by Ultralytics),
-// or an Ultralytics .pt, which is built and traced at load (ultralytics_checkpoint.h).
-LoadedModel load_torchscript(const std::string& path, const c10::Device& device);
+// or an Ultralytics .pt, which is built and traced at load (ultralytics_checkpoint.h) at
+// `build_imgsz` ([h, w]; empty: the size it was trained at). TorchScript keeps its traced size.
+LoadedModel load_torchscript(const std::string& path, const c10::Device& device,
+                             const std::vector<int64_t>& build_imgsz = {});
 
 // An independent copy (same architecture, parameters, buffers, names, head settings).
 std::shared_ptr<DetectionModelImpl> clone_model(const DetectionModelImpl& model);

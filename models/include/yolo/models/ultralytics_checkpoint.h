@@ -55,8 +55,10 @@ std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsChe
                                                             std::optional<int> nc = {},
                                                             ImportReport* report = nullptr);
 
-// load_torchscript for an Ultralytics .pt: built, fused and traced on `device` at the
-// checkpoint's training size, with the metadata an export would carry.
-LoadedModel load_ultralytics_as_torchscript(const std::string& path, const c10::Device& device);
+// load_torchscript for an Ultralytics .pt: built, fused and traced on `device` at `imgsz`
+// ([h] or [h, w]; empty: the checkpoint's training size, as Ultralytics' predict and export
+// default to), with the metadata an export would carry.
+LoadedModel load_ultralytics_as_torchscript(const std::string& path, const c10::Device& device,
+                                            const std::vector<int64_t>& imgsz = {});
 
 }  // namespace yolo

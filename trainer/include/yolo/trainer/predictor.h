@@ -41,7 +41,8 @@ struct PredictOptions {
   std::string name;              // run folder name; empty: predict (then predict2, ...)
   bool exist_ok = false;         // reuse an existing run folder
   bool verbose = true;           // one line per frame on stdout
-  std::vector<long long> imgsz;  // as given, only to warn that the traced size is used instead
+  // As given: a .pt is traced at it; a TorchScript file runs at its traced size (with a warning).
+  std::vector<long long> imgsz;
   std::optional<bool>
       nms_setting;  // nms= as given, only to warn when the file's traced head differs
   // `track`: the tracker's settings; the detections become its confirmed tracks, with ids
