@@ -329,10 +329,9 @@ std::string missing_model_hint(const std::string& path) {
     const std::string stem = lower(p.stem().string());
     return fmt::format(
         "'{0}' is the name of an Ultralytics release, which Ultralytics downloads on first use; "
-        "yolo-edge downloads nothing. Give a model you trained (runs/.../weights/best.pt or "
-        "best.torchscript), train one from a model YAML (model={1}.yaml), or export Ultralytics' "
-        "weights on a machine with Python (yolo export model={0} format=torchscript) and give "
-        "the .torchscript file",
+        "yolo-edge downloads nothing. Download {0} yourself (Ultralytics' GitHub releases) and "
+        "give its path, give a model you trained (runs/.../weights/best.pt), or train one from a "
+        "model YAML (model={1}.yaml)",
         file, std::regex_match(stem, kBuildable) ? stem : "yolo26n");
   }
   return fmt::format(

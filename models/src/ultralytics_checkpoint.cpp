@@ -135,7 +135,10 @@ class ModuleWalker {
         out_.batchnorm_eps[name] = eps->number;
       return;
     }
-    if (cls != "ultralytics.nn.modules.conv.Conv") return;
+    // Ultralytics' Conv; older releases pickled it as ultralytics.nn.modules.Conv.
+    const bool conv = cls.rfind("ultralytics.", 0) == 0 && cls.size() > 5 &&
+                      cls.compare(cls.size() - 5, 5, ".Conv") == 0;
+    if (!conv) return;
     const Value* children = st.find("_modules");
     const Value* act = children ? children->find("act") : nullptr;
     if (!act) return;

@@ -20,10 +20,8 @@
         random batch of 2: saves {"input": x, "output": y} with torch.save, where y is the
         one-to-many head's decoded output (B, 4 + nc, anchors) in input pixels; prints {"ok": 1}
     python ultralytics_pt.py wrap OURS.pt OUT.pt
-        an Ultralytics checkpoint of the weights of one of our checkpoints: Ultralytics'
-        DetectionModel built from the architecture our file carries, our weights loaded into it
-        (strict), saved and finalised by Ultralytics' strip_optimizer as at the end of its runs;
-        prints {"out": OUT.pt}
+        tools/to_ultralytics_pt.py (our checkpoint's weights as an Ultralytics .pt, written by
+        Ultralytics' own code); prints {"out": OUT.pt}
 
 JSON on the last line; Ultralytics logs before it.
 """
@@ -91,29 +89,10 @@ def forward(model: str, imgsz: int, out: str) -> None:
 
 
 def wrap(ours: str, out: str) -> None:
-    import io
-    from datetime import datetime
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from to_ultralytics_pt import to_ultralytics_pt
 
-    import torch
-    import yaml
-    from ultralytics import __version__
-    from ultralytics.nn.tasks import DetectionModel
-    from ultralytics.utils.torch_utils import strip_optimizer
-
-    extra = {"yolo/weights.pkl": "", "yolo/model.json": "", "config.txt": ""}
-    torch.jit.load(ours, _extra_files=extra)
-    arch = json.loads(extra["yolo/model.json"])
-    meta = json.loads(extra["config.txt"])
-    cfg = yaml.safe_load(arch["yaml"])
-    cfg.update(nc=arch["nc"], scale=arch["scale"], yaml_file=arch["name"] + ".yaml")
-    model = DetectionModel(cfg, nc=arch["nc"], verbose=False)
-    model.load_state_dict(torch.load(io.BytesIO(extra["yolo/weights.pkl"]), weights_only=False), strict=True)
-    model.names = {int(k): v for k, v in meta["names"].items()}
-    imgsz = meta["imgsz"][0]
-    model.args = {"imgsz": imgsz, "task": "detect"}
-    torch.save({"model": model, "ema": None, "train_args": {"task": "detect", "imgsz": imgsz},
-                "date": datetime.now().isoformat(), "version": __version__}, out)
-    strip_optimizer(out)
+    to_ultralytics_pt(ours, out)
     print(json.dumps({"out": out}))
 
 
