@@ -385,50 +385,61 @@ class Reader {
   }
 
   void step(unsigned char op, size_t at) {
+    if (scalar_op(op) || container_op(op) || object_op(op)) return;
+    pos_ = at;
+    fail(
+        op >= 0x20 && op < 0x7f
+            ? fmt::format("opcode '{}' (a text-protocol or unknown opcode torch.save never writes)",
+                          static_cast<char>(op))
+            : fmt::format("unknown opcode 0x{:02x}", op));
+  }
+
+  // Framing, the stack's marks, constants, numbers and text. False: not one of these.
+  bool scalar_op(unsigned char op) {
     switch (op) {
       case 0x80:
         take(1);
-        break;  // PROTO
+        return true;  // PROTO
       case 0x95:
         take(8);
-        break;  // FRAME: a length hint only
+        return true;  // FRAME: a length hint only
       case '(':
         marks_.push_back(stack_.size());
-        break;
+        return true;
       case '0':
         pop("POP");
-        break;
+        return true;
       case '1':
         pop_mark("POP_MARK");
-        break;
+        return true;
       case '2':
         push(top("DUP"));
-        break;
+        return true;
       case 'N':
         push(make(Kind::kNone));
-        break;
+        return true;
       case 0x88:
       case 0x89: {
         Value* b = make(Kind::kBool);
         b->boolean = op == 0x88;
         push(b);
-        break;
+        return true;
       }
       case 'J':
         push(make_int(signed_le(4)));
-        break;
+        return true;
       case 'K':
         push(make_int(static_cast<int64_t>(unsigned_le(1))));
-        break;
+        return true;
       case 'M':
         push(make_int(static_cast<int64_t>(unsigned_le(2))));
-        break;
+        return true;
       case 0x8a:
         push(make_int(signed_le(unsigned_le(1))));
-        break;  // LONG1
+        return true;  // LONG1
       case 0x8b:
         push(make_int(signed_le(unsigned_le(4))));
-        break;  // LONG4
+        return true;  // LONG4
       case 'G': {
         std::string_view b = take(8);
         uint64_t bits = 0;
@@ -436,98 +447,109 @@ class Reader {
         Value* x = make(Kind::kFloat);
         std::memcpy(&x->number, &bits, sizeof bits);
         push(x);
-        break;
+        return true;
       }
       case 'X':
         push(make_text(Kind::kString, take(unsigned_le(4))));
-        break;
+        return true;
       case 0x8c:
         push(make_text(Kind::kString, take(unsigned_le(1))));
-        break;
+        return true;
       case 0x8d:
         push(make_text(Kind::kString, take(unsigned_le(8))));
-        break;
+        return true;
       case 'T':
         push(make_text(Kind::kString, take(unsigned_le(4))));
-        break;  // Python 2 str
+        return true;  // Python 2
       case 'U':
         push(make_text(Kind::kString, take(unsigned_le(1))));
-        break;
+        return true;
       case 'B':
         push(make_text(Kind::kBytes, take(unsigned_le(4))));
-        break;
+        return true;
       case 'C':
         push(make_text(Kind::kBytes, take(unsigned_le(1))));
-        break;
+        return true;
       case 0x8e:
       case 0x96:
         push(make_text(Kind::kBytes, take(unsigned_le(8))));
-        break;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // Tuples, lists, sets (read as lists) and dicts. False: not one of these.
+  bool container_op(unsigned char op) {
+    switch (op) {
       case ')':
         push(make(Kind::kTuple));
-        break;
+        return true;
       case 't':
         push(make_seq(Kind::kTuple, pop_mark("TUPLE")));
-        break;
+        return true;
       case 0x85:
       case 0x86:
       case 0x87: {
         std::vector<Value*> items(op - 0x84);
         for (auto it = items.rbegin(); it != items.rend(); ++it) *it = pop("TUPLEn");
         push(make_seq(Kind::kTuple, std::move(items)));
-        break;
+        return true;
       }
       case ']':
+      case 0x8f:
         push(make(Kind::kList));
-        break;
+        return true;  // EMPTY_LIST, EMPTY_SET
       case 'l':
         push(make_seq(Kind::kList, pop_mark("LIST")));
-        break;
+        return true;
+      case 0x91:
+        push(make_seq(Kind::kList, pop_mark("FROZENSET")));
+        return true;
       case 'a': {
         Value* v = pop("APPEND");
         append(top("APPEND"), {v}, "APPEND");
-        break;
+        return true;
       }
-      case 'e': {
-        std::vector<Value*> items = pop_mark("APPENDS");
-        append(top("APPENDS"), items, "APPENDS");
-        break;
+      case 'e':
+      case 0x90: {  // APPENDS, ADDITEMS
+        const char* name = op == 'e' ? "APPENDS" : "ADDITEMS";
+        std::vector<Value*> items = pop_mark(name);
+        append(top(name), items, name);
+        return true;
       }
-      case 0x8f:
-        push(make(Kind::kList));
-        break;  // EMPTY_SET: sets are read as lists
-      case 0x90: {
-        std::vector<Value*> items = pop_mark("ADDITEMS");
-        append(top("ADDITEMS"), items, "ADDITEMS");
-        break;
-      }
-      case 0x91:
-        push(make_seq(Kind::kList, pop_mark("FROZENSET")));
-        break;
       case '}':
         push(make(Kind::kDict));
-        break;
+        return true;
       case 'd': {
         Value* d = make(Kind::kDict);
         set_items(d, pop_mark("DICT"), "DICT");
         push(d);
-        break;
+        return true;
       }
       case 's': {
         Value* v = pop("SETITEM");
         Value* k = pop("SETITEM");
         set_items(top("SETITEM"), {k, v}, "SETITEM");
-        break;
+        return true;
       }
       case 'u': {
         std::vector<Value*> kv = pop_mark("SETITEMS");
         set_items(top("SETITEMS"), kv, "SETITEMS");
-        break;
+        return true;
       }
+      default:
+        return false;
+    }
+  }
+
+  // Globals, calls, objects, the memo and persistent ids. False: not one of these.
+  bool object_op(unsigned char op) {
+    switch (op) {
       case 'c': {
         const std::string module = line();
         push(global(module, line()));
-        break;
+        return true;
       }
       case 0x93: {
         Value* name = pop("STACK_GLOBAL");
@@ -535,7 +557,7 @@ class Reader {
         if (!name->is(Kind::kString) || !module->is(Kind::kString))
           fail("STACK_GLOBAL of names that are not text");
         push(global(module->text, name->text));
-        break;
+        return true;
       }
       case 'R': {
         Value* args = pop("REDUCE");
@@ -543,7 +565,7 @@ class Reader {
         if (!callable->is(Kind::kClass)) fail(fmt::format("REDUCE calls {}", callable->describe()));
         if (!args->is(Kind::kTuple)) fail("REDUCE with arguments that are not a tuple");
         push(call(callable, args->items));
-        break;
+        return true;
       }
       case 0x81:
       case 0x92: {  // NEWOBJ, NEWOBJ_EX (its keyword arguments are dropped)
@@ -557,40 +579,35 @@ class Reader {
         Value* x = make_text(Kind::kObject, cls->text);
         x->items = args->items;
         push(x);
-        break;
+        return true;
       }
       case 'b': {
         Value* state = pop("BUILD");
         build(top("BUILD"), state);
-        break;
+        return true;
       }
       case 'q':
         memo_[unsigned_le(1)] = top("BINPUT");
-        break;
+        return true;
       case 'r':
         memo_[unsigned_le(4)] = top("LONG_BINPUT");
-        break;
+        return true;
       case 0x94: {
         Value* v = top("MEMOIZE");
         memo_[memo_.size()] = v;
-        break;
+        return true;
       }
       case 'h':
         push(memo_get(unsigned_le(1)));
-        break;
+        return true;
       case 'j':
         push(memo_get(unsigned_le(4)));
-        break;
+        return true;
       case 'Q':
         push(persistent_load(pop("BINPERSID")));
-        break;
+        return true;
       default:
-        pos_ = at;
-        fail(op >= 0x20 && op < 0x7f
-                 ? fmt::format("opcode '{}' (a text-protocol or unknown opcode torch.save never "
-                               "writes)",
-                               static_cast<char>(op))
-                 : fmt::format("unknown opcode 0x{:02x}", op));
+        return false;
     }
   }
 

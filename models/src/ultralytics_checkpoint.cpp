@@ -343,18 +343,12 @@ UltralyticsCheckpoint read_ultralytics_checkpoint(const std::string& path) {
   return out;
 }
 
-std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsCheckpoint& ckpt,
-                                                            std::optional<int> nc,
-                                                            ImportReport* report_out) {
-  ModelConfig cfg = ckpt.config;
-  const int file_nc = cfg.nc;
-  if (nc) cfg.nc = *nc;
-  auto model = std::make_shared<DetectionModelImpl>(cfg);
-  if (cfg.nc == file_nc) model->names = ckpt.names;
+namespace {
 
-  // What the YAML does not say: Ultralytics >= 8.4 builds SPPF's first conv without SiLU, the
-  // released v8/11 weights have it; BatchNorm eps is Ultralytics' 1e-3 unless the file differs.
-  for (const auto& item : model->named_modules()) {
+// What the YAML does not say: Ultralytics >= 8.4 builds SPPF's first conv without SiLU, the
+// released v8/11 weights have it; BatchNorm eps is Ultralytics' 1e-3 unless the file differs.
+void apply_layer_settings(DetectionModelImpl& model, const UltralyticsCheckpoint& ckpt) {
+  for (const auto& item : model.named_modules()) {
     if (auto* conv = dynamic_cast<nn::ConvImpl*>(item.value().get())) {
       auto it = ckpt.conv_silu.find(item.key());
       if (it != ckpt.conv_silu.end()) conv->act = it->second;
@@ -364,16 +358,20 @@ std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsChe
       if (it != ckpt.batchnorm_eps.end()) bn->options.eps(it->second);
     }
   }
+}
 
-  const std::vector<double>& ours = model->detect().stride;
-  if (!ckpt.stride.empty() && ckpt.stride != ours) {
-    throw CheckpointError(fmt::format(
-        "'{}': its strides [{}] differ from those of its own architecture built here [{}]",
-        ckpt.path, fmt::join(ckpt.stride, ", "), fmt::join(ours, ", ")));
-  }
+std::string first_names(const std::vector<std::string>& v) {
+  return fmt::format("{}{}", fmt::join(v.begin(), v.begin() + std::min<size_t>(4, v.size()), ", "),
+                     v.size() > 4 ? fmt::format(" and {} more", v.size() - 4) : "");
+}
 
+// Copies the checkpoint's tensors into `model` by name. Every tensor must fit, except those of
+// the class head when `other_nc` (fine-tuning on another class count), which are counted in the
+// report as skipped.
+ImportReport fill_weights(DetectionModelImpl& model, const UltralyticsCheckpoint& ckpt,
+                          bool other_nc) {
   ImportReport report;
-  std::vector<std::string> missing, mismatched;
+  std::vector<std::string> missing, unexpected;
   std::set<std::string> used;
   torch::NoGradGuard no_grad;
   auto fill = [&](const std::string& name, torch::Tensor& dst) {
@@ -391,29 +389,40 @@ std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsChe
     dst.copy_(it->second.to(dst.dtype()));
     ++report.matched;
   };
-  for (auto& p : model->named_parameters(true)) fill(p.key(), p.value());
-  for (auto& b : model->named_buffers(true)) fill(b.key(), b.value());
-  std::vector<std::string> unexpected;
+  for (auto& p : model.named_parameters(true)) fill(p.key(), p.value());
+  for (auto& b : model.named_buffers(true)) fill(b.key(), b.value());
   for (const auto& [name, t] : ckpt.state)
     if (!used.count(name)) unexpected.push_back(name);
-  // Only the class head may differ, and only when asked for another class count.
-  const bool head_only = cfg.nc != file_nc;
-  if (!missing.empty() || !unexpected.empty() || (report.skipped && !head_only)) {
-    auto first = [](const std::vector<std::string>& v) {
-      return fmt::format("{}{}",
-                         fmt::join(v.begin(), v.begin() + std::min<size_t>(4, v.size()), ", "),
-                         v.size() > 4 ? fmt::format(" and {} more", v.size() - 4) : "");
-    };
-    std::vector<std::string> parts;
-    if (!missing.empty()) parts.push_back("missing " + first(missing));
-    if (!unexpected.empty()) parts.push_back("not in the architecture " + first(unexpected));
-    if (report.skipped && !head_only)
-      parts.push_back("of other shapes " + first(report.skipped_names));
+  if (missing.empty() && unexpected.empty() && (!report.skipped || other_nc)) return report;
+  std::vector<std::string> parts;
+  if (!missing.empty()) parts.push_back("missing " + first_names(missing));
+  if (!unexpected.empty()) parts.push_back("not in the architecture " + first_names(unexpected));
+  if (report.skipped && !other_nc)
+    parts.push_back("of other shapes " + first_names(report.skipped_names));
+  throw CheckpointError(fmt::format(
+      "'{}': its weights do not fit the architecture of its own YAML ({}): {}; the file is "
+      "incomplete or was edited",
+      ckpt.path, model.config().name, fmt::join(parts, "; ")));
+}
+
+}  // namespace
+
+std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsCheckpoint& ckpt,
+                                                            std::optional<int> nc,
+                                                            ImportReport* report_out) {
+  ModelConfig cfg = ckpt.config;
+  const int file_nc = cfg.nc;
+  if (nc) cfg.nc = *nc;
+  auto model = std::make_shared<DetectionModelImpl>(cfg);
+  if (cfg.nc == file_nc) model->names = ckpt.names;
+  apply_layer_settings(*model, ckpt);
+  const std::vector<double>& ours = model->detect().stride;
+  if (!ckpt.stride.empty() && ckpt.stride != ours) {
     throw CheckpointError(fmt::format(
-        "'{}': its weights do not fit the architecture of its own YAML ({}): {}; the file is "
-        "incomplete or was edited",
-        ckpt.path, cfg.name, fmt::join(parts, "; ")));
+        "'{}': its strides [{}] differ from those of its own architecture built here [{}]",
+        ckpt.path, fmt::join(ckpt.stride, ", "), fmt::join(ours, ", ")));
   }
+  const ImportReport report = fill_weights(*model, ckpt, cfg.nc != file_nc);
   spdlog::info("Transferred {}/{} tensors from '{}' ({}, Ultralytics {}{}){}", report.matched,
                ckpt.state.size(), ckpt.path, ckpt.model_key,
                ckpt.version.empty() ? "?" : ckpt.version, ckpt.half ? ", FP16 weights" : "",
