@@ -80,7 +80,11 @@ bool is_torch_dtype(const std::string& name) {
 
 class Reader {
  public:
-  Reader(std::string_view bytes, const std::string& source) : in_(bytes), source_(source) {}
+  // What the values may take: a pickle's values are about 100 bytes per input byte at most when
+  // honest (Ultralytics' data.pkl: 180 KB of pickle, 60 000 values); a hostile one can ask for
+  // far more by copying memoised lists into sets and tuples again and again.
+  Reader(std::string_view bytes, const std::string& source)
+      : in_(bytes), source_(source), budget_(64 * bytes.size() + (size_t(64) << 20)) {}
 
   Document run() {
     while (true) {
@@ -130,7 +134,15 @@ class Reader {
     return out;
   }
 
+  void charge(size_t bytes) {
+    if (bytes > budget_)
+      fail(fmt::format("the pickle builds far more data than its {} bytes hold; refused",
+                       in_.size()));
+    budget_ -= bytes;
+  }
+
   Value* make(Kind kind) {
+    charge(sizeof(Value));
     doc_.arena.push_back(std::make_unique<Value>());
     doc_.arena.back()->kind = kind;
     return doc_.arena.back().get();
@@ -141,6 +153,7 @@ class Reader {
     return x;
   }
   Value* make_text(Kind kind, std::string_view text) {
+    charge(text.size());
     Value* x = make(kind);
     x->text = std::string(text);
     return x;
@@ -169,6 +182,7 @@ class Reader {
     return out;
   }
   Value* make_seq(Kind kind, std::vector<Value*> items) {
+    charge(items.size() * sizeof(Value*));
     Value* x = make(kind);
     x->items = std::move(items);
     return x;
@@ -181,11 +195,14 @@ class Reader {
 
   void append(Value* list, const std::vector<Value*>& items, const char* op) {
     if (!list->is(Kind::kList)) fail(fmt::format("{} on {}, not a list", op, list->describe()));
+    charge(items.size() * sizeof(Value*));
     list->items.insert(list->items.end(), items.begin(), items.end());
   }
   void set_items(Value* dict, const std::vector<Value*>& kv, const char* op) {
     if (!dict->is(Kind::kDict)) fail(fmt::format("{} on {}, not a dict", op, dict->describe()));
     if (kv.size() % 2) fail(fmt::format("{} has a key without a value", op));
+    charge(kv.size() * sizeof(Value*));
+    // A key set twice stays twice; find() returns the last, as Python's dict keeps the last.
     for (size_t i = 0; i < kv.size(); i += 2) dict->entries.emplace_back(kv[i], kv[i + 1]);
   }
 
@@ -224,19 +241,31 @@ class Reader {
     t->stride = int_tuple(args[3], "stride");
     if (t->size.size() != t->stride.size())
       fail("a tensor's size and stride have different lengths");
-    // The last element the view reaches must lie in the storage: a hostile file must not make
-    // a tensor read past the bytes it holds.
-    bool empty = false;
-    uint64_t last = static_cast<uint64_t>(t->offset);
+    // The last element the view reaches must lie in the storage, and the view may hold no more
+    // elements than the storage (a stride-0 view of one value would expand to any size when
+    // copied): a hostile file must not make a tensor read past, or blow up, the bytes it holds.
+    // Checked arithmetic: any sum or product past 64 bits is past the storage (at most 2^40).
+    if (t->offset < 0 || t->offset > (int64_t(1) << 40) || t->size.size() > 16)
+      fail("a tensor's offset or rank is impossibly large");
+    bool empty = false, overflow = false;
+    uint64_t last = static_cast<uint64_t>(t->offset), numel = 1;
     for (size_t i = 0; i < t->size.size(); ++i) {
-      if (t->size[i] == 0) empty = true;
       if (t->size[i] > (int64_t(1) << 40) || t->stride[i] > (int64_t(1) << 40))
         fail("a tensor's size or stride is impossibly large");
-      if (t->size[i] > 0) last += static_cast<uint64_t>(t->size[i] - 1) * t->stride[i];
+      if (t->size[i] == 0) empty = true;
+      uint64_t reach = 0;
+      if (t->size[i] > 0)
+        overflow |= __builtin_mul_overflow(static_cast<uint64_t>(t->size[i] - 1),
+                                           static_cast<uint64_t>(t->stride[i]), &reach) ||
+                    __builtin_add_overflow(last, reach, &last);
+      overflow |= __builtin_mul_overflow(numel, static_cast<uint64_t>(t->size[i]), &numel);
     }
-    if (t->offset < 0 || (!empty && last >= static_cast<uint64_t>(t->storage.numel)))
-      fail(fmt::format("a tensor reaches past its storage '{}' ({} elements)", t->storage.key,
-                       t->storage.numel));
+    const auto storage_numel = static_cast<uint64_t>(t->storage.numel);
+    if (!empty && (overflow || last >= storage_numel || numel > storage_numel))
+      fail(
+          fmt::format("a tensor reaches past, or holds more elements than, its storage '{}' ({} "
+                      "elements)",
+                      t->storage.key, t->storage.numel));
     Value* x = make(Kind::kTensor);
     x->tensor = std::move(t);
     return x;
@@ -300,6 +329,7 @@ class Reader {
   Value* call(const Value* callable, const std::vector<Value*>& args) {
     const std::string& name = callable->text;
     if (is_record_class(name)) {
+      charge(args.size() * sizeof(Value*));
       Value* x = make_text(Kind::kObject, name);
       x->items = args;
       return x;
@@ -366,7 +396,8 @@ class Reader {
     const std::string& key = pid->items[2]->text;
     if (key.empty() || key.find('/') != std::string::npos || key.find("..") != std::string::npos)
       fail(fmt::format("a storage key '{}' that is not a record name", key));
-    if (pid->items[4]->integer < 0) fail("a storage with a negative size");
+    if (pid->items[4]->integer < 0 || pid->items[4]->integer > (int64_t(1) << 40))
+      fail("a storage with an impossible size");
     Value* x = make(Kind::kStorage);
     x->storage = std::make_shared<StorageRef>(
         StorageRef{dtype, key, pid->items[3]->text, pid->items[4]->integer});
@@ -381,6 +412,8 @@ class Reader {
       obj->state = state;
       return;
     }
+    // An OrderedDict's instance attributes (a state_dict's _metadata): not data we read.
+    if (obj->is(Kind::kDict)) return;
     fail(fmt::format("BUILD sets the state of {}, which takes none", obj->describe()));
   }
 
@@ -576,6 +609,7 @@ class Reader {
           fail(fmt::format("NEWOBJ makes an instance of {}, which is not a record type",
                            cls->describe()));
         if (!args->is(Kind::kTuple)) fail("NEWOBJ with arguments that are not a tuple");
+        charge(args->items.size() * sizeof(Value*));
         Value* x = make_text(Kind::kObject, cls->text);
         x->items = args->items;
         push(x);
@@ -617,6 +651,7 @@ class Reader {
   std::vector<Value*> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, Value*> memo_;
+  size_t budget_;
   Document doc_;
 };
 
@@ -624,8 +659,9 @@ class Reader {
 
 const Value* Value::find(std::string_view key) const {
   if (kind != Kind::kDict) return nullptr;
-  for (const auto& [k, v] : entries)
-    if (k->kind == Kind::kString && k->text == key) return v;
+  // The last of a key set twice, as a Python dict keeps it.
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it)
+    if (it->first->kind == Kind::kString && it->first->text == key) return it->second;
   return nullptr;
 }
 

@@ -23,7 +23,14 @@ using Kind = pickle::Value::Kind;
 
 namespace {
 
-constexpr int kMaxModuleDepth = 64;  // Ultralytics nests 5-6 deep; a hostile file may not recurse
+// Ultralytics nests modules 5-6 deep, has about 1 500 of them (yolo26x) and a YAML of a few
+// hundred values. A hostile file can make a small tree look huge by sharing children through
+// the pickle's memo (each level twice: 2^60 visits), so the walks count what they visit.
+constexpr int kMaxModuleDepth = 64;
+constexpr int kMaxModules = 100000;
+constexpr int kMaxYamlNodes = 100000;
+constexpr int64_t kMaxImgsz = 8192;
+constexpr size_t kMaxPickleBytes = size_t(16) << 20;  // Ultralytics' data.pkl: about 200 KB
 
 // Ultralytics' model classes for tasks other than detection, and the task each one is.
 std::string task_of_class(const std::string& cls) {
@@ -46,18 +53,26 @@ class StorageReader {
 
   torch::Tensor tensor(const pickle::TensorRef& ref) {
     torch::Tensor storage = load(ref.storage);
+    // The reader checked that no view holds more elements than its storage; this bounds what
+    // all views together may copy out (a file may view one storage many times).
+    materialised_ += std::max<int64_t>(1, c10::multiply_integers(ref.size));
+    if (materialised_ > 4 * loaded_ + (int64_t(1) << 20))
+      throw CheckpointError(fmt::format(
+          "'{}' views its tensor data many times over; not a checkpoint of weights", path_));
     return storage.as_strided(ref.size, ref.stride, ref.offset).to(torch::kFloat32).contiguous();
   }
 
  private:
   torch::Tensor load(const pickle::StorageRef& s) {
     auto it = cache_.find(s.key);
-    if (it != cache_.end()) return it->second;
-    static const std::map<std::string, torch::ScalarType> dtypes = {
-        {"Float", torch::kFloat32},     {"Double", torch::kFloat64}, {"Half", torch::kFloat16},
-        {"BFloat16", torch::kBFloat16}, {"Long", torch::kInt64},     {"Int", torch::kInt32},
-        {"Short", torch::kInt16},       {"Char", torch::kInt8},      {"Byte", torch::kUInt8},
-        {"Bool", torch::kBool}};
+    if (it != cache_.end()) {
+      // One record, one dtype and size: a second view claiming others must not skip the checks.
+      if (it->second.numel() != s.numel || it->second.scalar_type() != dtype_of(s.dtype))
+        throw CheckpointError(fmt::format(
+            "'{}': tensor record data/{} is given two types or sizes; the file is damaged", path_,
+            s.key));
+      return it->second;
+    }
     const std::string record = "data/" + s.key;
     if (!zip_.hasRecord(record)) {
       throw CheckpointError(fmt::format(
@@ -65,23 +80,38 @@ class StorageReader {
           "the file again",
           path_, record));
     }
-    auto [data, size] = zip_.getRecord(record);
+    // Sizes compared before anything is read (the reader bounds numel by 2^40: no overflow).
     const int64_t expected = s.numel * *pickle::storage_element_size(s.dtype);
-    if (static_cast<int64_t>(size) != expected) {
+    const size_t declared = zip_.getRecordSize(record);
+    if (static_cast<int64_t>(declared) != expected) {
       throw CheckpointError(fmt::format(
           "'{}': tensor record {} holds {} bytes where its {} {} values need {}; the file is "
           "damaged",
-          path_, record, size, s.numel, s.dtype, expected));
+          path_, record, declared, s.numel, s.dtype, expected));
     }
-    torch::Tensor t = torch::empty({s.numel}, torch::TensorOptions().dtype(dtypes.at(s.dtype)));
+    auto [data, size] = zip_.getRecord(record);
+    if (size != declared)
+      throw CheckpointError(fmt::format("'{}': tensor record {} is damaged", path_, record));
+    torch::Tensor t = torch::empty({s.numel}, torch::TensorOptions().dtype(dtype_of(s.dtype)));
+    loaded_ += s.numel;
     if (size) std::memcpy(t.data_ptr(), data.get(), size);
     cache_.emplace(s.key, t);
     return t;
   }
 
+  static torch::ScalarType dtype_of(const std::string& dtype) {
+    static const std::map<std::string, torch::ScalarType> dtypes = {
+        {"Float", torch::kFloat32},     {"Double", torch::kFloat64}, {"Half", torch::kFloat16},
+        {"BFloat16", torch::kBFloat16}, {"Long", torch::kInt64},     {"Int", torch::kInt32},
+        {"Short", torch::kInt16},       {"Char", torch::kInt8},      {"Byte", torch::kUInt8},
+        {"Bool", torch::kBool}};
+    return dtypes.at(dtype);  // the reader accepts only these names
+  }
+
   caffe2::serialize::PyTorchStreamReader& zip_;
   std::string path_;
   std::map<std::string, torch::Tensor> cache_;
+  int64_t loaded_ = 0, materialised_ = 0;  // elements read from records, and copied out of them
 };
 
 // Walks a pickled nn.Module record: parameters and persistent buffers by state-dict name, and
@@ -92,6 +122,11 @@ class ModuleWalker {
       : out_(out), storages_(storages) {}
 
   void walk(const Value* module, const std::string& prefix, int depth) {
+    if (++visited_ > kMaxModules)
+      fail(
+          fmt::format("it holds more than {} modules (a small tree repeated through shared "
+                      "children?)",
+                      kMaxModules));
     if (depth > kMaxModuleDepth)
       fail(fmt::format("its modules nest deeper than {} levels at '{}'", kMaxModuleDepth, prefix));
     if (!module->is(Kind::kObject) || !module->state || !module->state->is(Kind::kDict))
@@ -155,11 +190,14 @@ class ModuleWalker {
 
   UltralyticsCheckpoint& out_;
   StorageReader& storages_;
+  int visited_ = 0;
 };
 
 // The model's YAML dict (DetectionModel.yaml) as YAML text for our builder.
-YAML::Node to_yaml(const Value* v, int depth) {
+YAML::Node to_yaml(const Value* v, int depth, int& nodes) {
   if (depth > kMaxModuleDepth) throw CheckpointError("the model YAML nests too deeply");
+  if (++nodes > kMaxYamlNodes)
+    throw CheckpointError(fmt::format("the model YAML has more than {} values", kMaxYamlNodes));
   switch (v->kind) {
     case Kind::kNone:
       return YAML::Node(YAML::NodeType::Null);
@@ -174,14 +212,14 @@ YAML::Node to_yaml(const Value* v, int depth) {
     case Kind::kList:
     case Kind::kTuple: {
       YAML::Node seq(YAML::NodeType::Sequence);
-      for (const Value* item : v->items) seq.push_back(to_yaml(item, depth + 1));
+      for (const Value* item : v->items) seq.push_back(to_yaml(item, depth + 1, nodes));
       return seq;
     }
     case Kind::kDict: {
       YAML::Node map(YAML::NodeType::Map);
       for (const auto& [k, item] : v->entries) {
         if (!k->is(Kind::kString)) throw CheckpointError("the model YAML has a non-text key");
-        map[k->text] = to_yaml(item, depth + 1);
+        map[k->text] = to_yaml(item, depth + 1, nodes);
       }
       return map;
     }
@@ -190,16 +228,19 @@ YAML::Node to_yaml(const Value* v, int depth) {
   }
 }
 
-std::pair<int64_t, int64_t> imgsz_of(const Value* args) {
+// train_args' imgsz (an int or [h, w]); Ultralytics' default 640 when absent or unusable.
+std::pair<int64_t, int64_t> imgsz_of(const Value* args, const std::string& path) {
   const Value* imgsz = args ? args->find("imgsz") : nullptr;
   if (!imgsz) return {640, 640};
-  if (imgsz->is(Kind::kInt) && imgsz->integer > 0) return {imgsz->integer, imgsz->integer};
-  if ((imgsz->is(Kind::kList) || imgsz->is(Kind::kTuple)) && !imgsz->items.empty()) {
-    const Value* h = imgsz->items.front();
-    const Value* w = imgsz->items.back();
-    if (h->is(Kind::kInt) && w->is(Kind::kInt) && h->integer > 0 && w->integer > 0)
-      return {h->integer, w->integer};
-  }
+  auto usable = [](const Value* v) {
+    return v->is(Kind::kInt) && v->integer >= 32 && v->integer <= kMaxImgsz;
+  };
+  if (usable(imgsz)) return {imgsz->integer, imgsz->integer};
+  if ((imgsz->is(Kind::kList) || imgsz->is(Kind::kTuple)) && !imgsz->items.empty() &&
+      usable(imgsz->items.front()) && usable(imgsz->items.back()))
+    return {imgsz->items.front()->integer, imgsz->items.back()->integer};
+  spdlog::warn("'{}': its training imgsz ({}) is not a size from 32 to {}; using 640", path,
+               imgsz->describe(), kMaxImgsz);
   return {640, 640};
 }
 
@@ -218,7 +259,8 @@ void read_model_attributes(const Value& model, UltralyticsCheckpoint& out, Stora
         out.path));
   YAML::Node node;
   try {
-    node = to_yaml(yaml, 0);
+    int nodes = 0;
+    node = to_yaml(yaml, 0, nodes);
   } catch (const CheckpointError& e) {
     throw CheckpointError(fmt::format("'{}': {}", out.path, e.what()));
   }
@@ -286,6 +328,11 @@ UltralyticsCheckpoint read_ultralytics_checkpoint(const std::string& path) {
             "'{}' was saved on a big-endian machine; load and save it again on a little-endian one",
             path));
     }
+    if (zip->getRecordSize("data.pkl") > kMaxPickleBytes)
+      throw CheckpointError(fmt::format(
+          "'{}': its data.pkl is {} bytes, far more than a checkpoint's structure needs (about "
+          "200 KB); refused",
+          path, zip->getRecordSize("data.pkl")));
     auto [data, size] = zip->getRecord("data.pkl");
     pickled.assign(static_cast<const char*>(data.get()), size);
   } catch (const c10::Error& e) {
@@ -337,7 +384,7 @@ UltralyticsCheckpoint read_ultralytics_checkpoint(const std::string& path) {
         fmt::format("'{}': a tensor cannot be read: {}", path, what.substr(0, what.find('\n'))));
   }
   const Value* train_args = root->find("train_args");
-  out.imgsz = imgsz_of(train_args ? train_args : model->state->find("args"));
+  out.imgsz = imgsz_of(train_args ? train_args : model->state->find("args"), path);
   out.version = text_of(root->find("version"));
   out.date = text_of(root->find("date"));
   return out;
@@ -413,7 +460,13 @@ std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsChe
   ModelConfig cfg = ckpt.config;
   const int file_nc = cfg.nc;
   if (nc) cfg.nc = *nc;
-  auto model = std::make_shared<DetectionModelImpl>(cfg);
+  std::shared_ptr<DetectionModelImpl> model;
+  try {
+    model = std::make_shared<DetectionModelImpl>(cfg);
+  } catch (const ModelError& e) {
+    throw CheckpointError(fmt::format("'{}': its architecture ({}) cannot be built: {}", ckpt.path,
+                                      cfg.name, e.what()));
+  }
   if (cfg.nc == file_nc) model->names = ckpt.names;
   apply_layer_settings(*model, ckpt);
   const std::vector<double>& ours = model->detect().stride;
@@ -442,17 +495,26 @@ LoadedModel load_ultralytics_as_torchscript(const std::string& path, const c10::
   ExportOptions options;
   options.height = imgsz.empty() ? ckpt.imgsz.first : imgsz.front();
   options.width = imgsz.empty() ? ckpt.imgsz.second : imgsz.back();
-  if (options.height < 32 || options.width < 32) {
-    throw CheckpointError(fmt::format("'{}': imgsz {}x{} is too small; give 32 or more", path,
-                                      options.height, options.width));
+  if (options.height < 32 || options.width < 32 || options.height > kMaxImgsz ||
+      options.width > kMaxImgsz) {
+    throw CheckpointError(fmt::format("'{}': imgsz {}x{} is out of range; give 32 to {}", path,
+                                      options.height, options.width, kMaxImgsz));
   }
   options.device = device.str();
   options.include_weights = false;
   options.description =
       fmt::format("Ultralytics {} model from {} (Ultralytics {})", ckpt.config.name,
                   fs::path(path).filename().string(), ckpt.version.empty() ? "?" : ckpt.version);
-  TorchScriptExporter exporter(options);
-  const std::string bytes = exporter.serialize(*model);
+  std::string bytes;
+  try {
+    bytes = TorchScriptExporter(options).serialize(*model);
+  } catch (const c10::Error& e) {
+    // Out of memory on the device, a size the network cannot take: named, not a crash.
+    const std::string what = e.what_without_backtrace();
+    throw CheckpointError(fmt::format("'{}' cannot be traced at {}x{} on {}: {}", path,
+                                      options.height, options.width, device.str(),
+                                      what.substr(0, what.find('\n'))));
+  }
   LoadedModel loaded = load_torchscript_bytes(bytes, device, path);
   loaded.metadata.date = ckpt.date.substr(0, 10);
   loaded.metadata.version = ckpt.version;

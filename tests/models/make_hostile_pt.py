@@ -62,8 +62,8 @@ def main() -> None:
     # Code execution through REDUCE: os.system (posix.system) and builtins.exec.
     save("os_system.pt", {"model": RunsCode(os.system, f"touch {marker}"), "date": "x"})
     save("builtins_exec.pt", {"model": RunsCode(exec, f"open({marker!r}, 'w')")})
-    # A bare state dict: weights without an architecture.
-    save("state_dict.pt", collections.OrderedDict(w=torch.zeros(2, 2)))
+    # A bare state dict: weights without an architecture (a module's, with its _metadata).
+    save("state_dict.pt", torch.nn.Conv2d(1, 2, 1).state_dict())
     # Ultralytics models of other tasks.
     seg = tasks.SegmentationModel()
     seg.yaml = dict(TINY_YAML)
@@ -76,6 +76,22 @@ def main() -> None:
     det.stride = torch.tensor([8.0, 16.0, 32.0])
     det.model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3))
     path = save("wrong_weights.pt", {"model": det.half(), "train_args": {"imgsz": 64}})
+    # A module tree of 40 levels, each sharing its one child twice through the pickle's memo:
+    # 2^40 paths from a file of a few KB.
+    chain = tasks.DetectionModel()
+    chain.yaml, chain.names, chain.stride = dict(TINY_YAML), det.names, det.stride
+    level = torch.nn.Module()
+    for _ in range(40):
+        up = torch.nn.Module()
+        up.a, up.b = level, level
+        level = up
+    chain.model = level
+    save("shared_children.pt", {"model": chain})
+    # A tensor of 2^33 values viewing one stored value (stride 0): 32 GiB when copied.
+    expanded = tasks.DetectionModel()
+    expanded.yaml, expanded.names, expanded.stride = dict(TINY_YAML), det.names, det.stride
+    expanded.register_buffer("big", torch.zeros(1).expand(2**33))
+    save("stride0.pt", {"model": expanded})
     # The same file with a tensor record removed, and cut short.
     with zipfile.ZipFile(path) as src:
         names = src.namelist()

@@ -43,16 +43,24 @@ std::string short_text(const std::string& s) {
   return "\x8c" + std::string(1, static_cast<char>(s.size())) + s;
 }
 
+// LONG1 of 8 bytes: any int64.
+std::string long1(int64_t v) {
+  std::string out = "\x8a\x08";
+  for (int i = 0; i < 8; ++i)
+    out += static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF);
+  return out;
+}
+
 // _rebuild_tensor_v2(('storage', FloatStorage, '0', 'cpu', numel), offset, size, stride, ...)
-std::string tensor_pickle(int numel, int offset, int size, int stride) {
+std::string tensor_pickle(int64_t numel, int64_t offset, int64_t size, int64_t stride) {
   std::string p = "\x80\x02";
   p += global("torch._utils", "_rebuild_tensor_v2");
   p += "(";  // MARK of the argument tuple
   p += "(" + short_text("storage") + global("torch", "FloatStorage") + short_text("0") +
-       short_text("cpu") + "K" + std::string(1, static_cast<char>(numel)) + "tQ";
-  p += "K" + std::string(1, static_cast<char>(offset));
-  p += "K" + std::string(1, static_cast<char>(size)) + "\x85";
-  p += "K" + std::string(1, static_cast<char>(stride)) + "\x85";
+       short_text("cpu") + long1(numel) + "tQ";
+  p += long1(offset);
+  p += long1(size) + "\x85";
+  p += long1(stride) + "\x85";
   p += "\x89";
   p += global("collections", "OrderedDict") + ")R";
   p += "tR.";
@@ -74,6 +82,24 @@ TEST(PickleData, ReadsPlainDataAndSharedValues) {
   EXPECT_EQ(b->items[1]->text, "x");
   EXPECT_EQ(doc.root->find("c"), b);
   EXPECT_EQ(doc.root->find("missing"), nullptr);
+}
+
+TEST(PickleData, AKeySetTwiceReadsAsPythonReadsIt) {
+  // {'a': 1} then SETITEM 'a' = 2: Python's dict keeps the last.
+  const std::string p = "\x80\x02}(" + short_text("a") + "K\x01u" + short_text("a") + "K\x02s.";
+  const auto doc = yolo::pickle::read_pickle_data(p, "test.pkl");
+  EXPECT_EQ(doc.root->find("a")->integer, 2);
+}
+
+TEST(PickleData, RefusesPicklesThatBuildFarMoreThanTheyHold) {
+  // A list of 4000 memo references copied into a set over and over: each 7-byte step would
+  // allocate 32 KB.
+  std::string p = "\x80\x02]q\x00("s;
+  for (int i = 0; i < 4000; ++i) p += "h\x00"s;
+  p += "e" + global("builtins", "set") + "q\x01";
+  for (int i = 0; i < 200000; ++i) p += "h\x01h\x00\x85R0"s;
+  p += "N.";
+  EXPECT_NE(pickle_error(p).find("builds far more data"), std::string::npos);
 }
 
 TEST(PickleData, ReadsIntegersOfEveryWidthAndSign) {
@@ -99,9 +125,14 @@ TEST(PickleData, ReadsTensorReferencesInsideTheirStorage) {
 }
 
 TEST(PickleData, RefusesTensorsReachingPastTheirStorage) {
-  EXPECT_NE(pickle_error(tensor_pickle(4, 2, 3, 1)).find("reaches past its storage"),
+  EXPECT_NE(pickle_error(tensor_pickle(4, 2, 3, 1)).find("reaches past"), std::string::npos);
+  EXPECT_NE(pickle_error(tensor_pickle(4, 0, 3, 2)).find("reaches past"), std::string::npos);
+  // Arithmetic that would wrap 64 bits: (2^32 + 1 - 1) * 2^32 = 2^64 lands on 0 when it wraps.
+  EXPECT_NE(pickle_error(tensor_pickle(1, 0, (int64_t(1) << 32) + 1, int64_t(1) << 32))
+                .find("reaches past"),
             std::string::npos);
-  EXPECT_NE(pickle_error(tensor_pickle(4, 0, 3, 2)).find("reaches past its storage"),
+  // A stride-0 view of one value: 2^33 elements out of 1.
+  EXPECT_NE(pickle_error(tensor_pickle(1, 0, int64_t(1) << 33, 0)).find("holds more elements"),
             std::string::npos);
 }
 
@@ -184,6 +215,8 @@ TEST(UltralyticsPt, HostileAndWrongFilesAreRefusedAndNothingRuns) {
       {"os_system", {"names the Python global 'posix.system'", "nothing in the file was run"}},
       {"builtins_exec", {"'__builtin__.exec'", "nothing in the file was run"}},
       {"state_dict", {"without an Ultralytics model", "bare state dict"}},
+      {"shared_children", {"more than 100000 modules"}},
+      {"stride0", {"holds more elements than, its storage"}},
       {"segment", {"Ultralytics segment model", "detection models only"}},
       {"pose", {"Ultralytics pose model", "detection models only"}},
       {"wrong_weights", {"do not fit the architecture", "missing model.0.conv.weight"}},

@@ -1,7 +1,8 @@
 // Ultralytics' own .pt files read by us (label `parity`; skipped without the ultralytics package
 // in the test Python). Ultralytics trains yolov8n, yolo11n and yolo26n for one epoch on a
 // synthetic set and writes best.pt and last.pt as every run does (FP16, the model under
-// "model"), and a copy of last.pt taken mid-run (the model under "ema", optimizer state kept).
+// "model"), and a copy of last.pt taken mid-run (the model under "ema", optimizer state kept);
+// best.pt is also saved again in FP32.
 // From each file, with no Python on our side:
 //   - the network's decoded output on the same input equals Ultralytics' (boxes and scores);
 //   - `yolo-trainer predict` gives Ultralytics' predictions (same boxes at IoU >= 0.99,
@@ -37,7 +38,7 @@ namespace {
 constexpr int kImgsz = 64;
 
 struct UltralyticsRun {
-  fs::path best, last, resumable;
+  fs::path best, last, resumable, best_fp32;
 };
 
 class UltralyticsPtParity : public ::testing::TestWithParam<std::string> {
@@ -59,7 +60,14 @@ class UltralyticsPtParity : public ::testing::TestWithParam<std::string> {
     UltralyticsRun out;
     if (r.is_object()) {
       out = {r["best"].get<std::string>(), r["last"].get<std::string>(),
-             r["resumable"].get<std::string>()};
+             r["resumable"].get<std::string>(), fs::path()};
+      // The same weights in FP32, as a user's own torch.save of the model may hold them.
+      const fs::path fp32 = out.best.parent_path() / "best_fp32.pt";
+      if (yolo::parity::oracle_json(
+              "ultralytics_pt.py float32 '" + out.best.string() + "' '" + fp32.string() + "'",
+              dir_->path)
+              .is_object())
+        out.best_fp32 = fp32;
     }
     return runs_.emplace(arch, out).first->second;
   }
@@ -120,7 +128,7 @@ std::pair<double, double> val_maps(const std::string& output) {
 TEST_P(UltralyticsPtParity, NetworkOutputEqualsUltralyticsFromEveryFileItWrites) {
   YOLO_REQUIRE_ORACLE();
   const UltralyticsRun& r = run(GetParam());
-  for (const fs::path& pt : {r.best, r.last, r.resumable}) {
+  for (const fs::path& pt : {r.best, r.last, r.resumable, r.best_fp32}) {
     SCOPED_TRACE(pt.string());
     ASSERT_TRUE(fs::exists(pt)) << "Ultralytics wrote no " << pt;
     const fs::path dump = dir() / (GetParam() + "_" + pt.stem().string() + "_forward.pt");

@@ -178,6 +178,7 @@ TEST(YoloDetect, UltralyticsPtFindsWhatItsTorchScriptFinds) {
           .is_object());
   const auto ours = element_detections(f.video, f.model);
   const auto from_pt = element_detections(f.video, pt);
+  ASSERT_GT(ours.size(), 0u) << "the pipeline gave no frames";
   ASSERT_EQ(ours.size(), from_pt.size());
   size_t boxes = 0, matched = 0;
   for (size_t i = 0; i < ours.size(); ++i) {

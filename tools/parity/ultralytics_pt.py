@@ -19,6 +19,9 @@
         the fused FP32 network as Ultralytics' predict builds it from the file, on a seeded
         random batch of 2: saves {"input": x, "output": y} with torch.save, where y is the
         one-to-many head's decoded output (B, 4 + nc, anchors) in input pixels; prints {"ok": 1}
+    python ultralytics_pt.py float32 IN.pt OUT.pt
+        the same checkpoint with its model in FP32 (Ultralytics saves FP16; a user's own
+        torch.save may not); prints {"out": OUT.pt}
     python ultralytics_pt.py wrap OURS.pt OUT.pt
         tools/to_ultralytics_pt.py (our checkpoint's weights as an Ultralytics .pt, written by
         Ultralytics' own code); prints {"out": OUT.pt}
@@ -88,6 +91,15 @@ def forward(model: str, imgsz: int, out: str) -> None:
     print(json.dumps({"ok": 1}))
 
 
+def float32(src: str, out: str) -> None:
+    import torch
+
+    ckpt = torch.load(src, map_location="cpu", weights_only=False)
+    ckpt["model"] = ckpt["model"].float()
+    torch.save(ckpt, out)
+    print(json.dumps({"out": out}))
+
+
 def wrap(ours: str, out: str) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from to_ultralytics_pt import to_ultralytics_pt
@@ -109,6 +121,8 @@ def main() -> None:
                 len(args) > 4 and args[4] not in ("0", "False", "false"))
     elif mode == "forward":
         forward(args[0], int(args[1]), args[2])
+    elif mode == "float32":
+        float32(args[0], args[1])
     elif mode == "wrap":
         wrap(args[0], args[1])
     else:
