@@ -2,8 +2,8 @@
  * SECTION:element-yolo
  * @title: yolo
  *
- * YOLO object detection (YOLOv8, YOLO11, YOLO26 detectors trained by yolo-trainer, or
- * Ultralytics TorchScript exports) on raw video. Frames pass through unchanged, each with one
+ * YOLO object detection (YOLOv8, YOLO11, YOLO26 detectors trained by yolo-trainer,
+ * Ultralytics TorchScript exports or Ultralytics .pt files) on raw video. Frames pass through unchanged, each with one
  * GstVideoRegionOfInterestMeta per detection (params structure "detection": confidence,
  * class-id, label, normalised x_min/y_min/x_max/y_max). Elements with the same
  * model-instance-id share one model and are batched together across streams.
@@ -351,8 +351,8 @@ void install_model_properties(GObjectClass* object_class) {
   g_object_class_install_property(
       object_class, PROP_MODEL,
       g_param_spec_string("model", "Model",
-                          "Detection model: a yolo-trainer checkpoint (best.pt) or an Ultralytics "
-                          "TorchScript export (.torchscript). Required",
+                          "Detection model: a yolo-trainer checkpoint (best.pt), an Ultralytics "
+                          "TorchScript export (.torchscript) or an Ultralytics .pt. Required",
                           nullptr, kReady));
   g_object_class_install_property(
       object_class, PROP_DEVICE,
