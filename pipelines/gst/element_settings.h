@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "yolo/runtime/inference_defaults.h"
+
 namespace yolo::gst {
 
 struct ElementSettings {
   std::string model;                        // path; required
   std::string device;                       // core/device.h grammar; "" = best available
-  double conf_threshold = 0.25;             // 0..1, detections with a higher score are kept
+  double conf_threshold = kPredictConf;     // 0..1, detections with a higher score are kept
   double iou_threshold = 0.7;               // 0..1, NMS suppresses overlaps above it
   unsigned max_detections = 300;            // 1..kMaxDetections per frame
   std::string classes;                      // "" = all; comma-separated ids and/or names

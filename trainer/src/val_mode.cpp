@@ -6,6 +6,7 @@
 
 #include "yolo/core/device.h"
 #include "yolo/runtime/engine.h"
+#include "yolo/runtime/inference_defaults.h"
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/data_loader.h"
 #include "yolo/trainer/dataset.h"
@@ -86,7 +87,7 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
                                          cfg.is_null("name") ? "" : cfg.get_string("name"), "val",
                                          cfg.get_bool("exist_ok"));
   ValidatorOptions vo;
-  vo.conf = cfg.is_null("conf") ? 0.001 : cfg.get_float("conf");
+  vo.conf = cfg.is_null("conf") ? kValConf : cfg.get_float("conf");
   vo.iou = cfg.get_float("iou");
   vo.max_det = static_cast<int>(cfg.get_int("max_det"));
   vo.agnostic = cfg.get_bool("agnostic_nms") || cfg.get_bool("single_cls");

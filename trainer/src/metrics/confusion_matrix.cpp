@@ -36,7 +36,7 @@ std::vector<Match> best_per_key(const std::vector<Match>& matches, int Match::*k
 
 ConfusionMatrix::ConfusionMatrix(int num_classes, std::optional<double> conf, double iou_threshold)
     : nc_(num_classes),
-      conf_(!conf || *conf == kValDefaultConf ? kConfusionConf : *conf),
+      conf_(!conf || *conf == kValConf ? kConfusionConf : *conf),
       iou_(iou_threshold) {
   if (num_classes < 1) {
     throw std::invalid_argument("ConfusionMatrix: needs at least one class, got " +

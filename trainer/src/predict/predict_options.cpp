@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "yolo/runtime/inference_defaults.h"
 #include "yolo/trainer/config.h"
 #include "yolo/trainer/predictor.h"
 
@@ -12,7 +13,6 @@ namespace yolo {
 namespace {
 
 // Predict's confidence threshold when conf is null (Ultralytics engine/model.py: predict).
-constexpr float kDefaultPredictConf = 0.25f;
 // Track's (Ultralytics engine/model.py: track, "ByteTrack-based method needs low confidence
 // predictions as input").
 constexpr float kDefaultTrackConf = 0.1f;
@@ -43,8 +43,7 @@ PredictOptions PredictOptions::from_config(const Config& cfg, const std::string&
   if (gpu && cfg.get_optional_bool("bf16").value_or(false))
     spdlog::warn("bf16=True ignored: BF16 autocast is for CPUs; on {} use half=True", torch_device);
 
-  o.nms.conf =
-      cfg.is_null("conf") ? kDefaultPredictConf : static_cast<float>(cfg.get_float("conf"));
+  o.nms.conf = static_cast<float>(cfg.is_null("conf") ? kPredictConf : cfg.get_float("conf"));
   o.nms.iou = static_cast<float>(cfg.get_float("iou"));
   o.nms.max_det = static_cast<int>(cfg.get_int("max_det"));
   o.nms.agnostic = cfg.get_bool("agnostic_nms");

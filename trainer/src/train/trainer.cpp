@@ -14,6 +14,7 @@
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/progress_bar.h"
 #include "yolo/core/stopwatch.h"
+#include "yolo/runtime/inference_defaults.h"
 #include "yolo/trainer/multi_scale.h"
 #include "yolo/trainer/plots.h"
 
@@ -123,7 +124,7 @@ void Trainer::begin_run() {
   s.exporter = std::make_unique<TorchScriptExporter>(make_checkpoint_exporter(export_opts));
 
   ValidatorOptions& v = s.val_options;
-  v.conf = 0.001;
+  v.conf = kValConf;
   v.iou = s.opt.val_iou;
   v.max_det = s.opt.max_det;
   v.agnostic = s.opt.single_cls || s.opt.agnostic_nms;

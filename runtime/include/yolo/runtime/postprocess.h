@@ -11,14 +11,15 @@
 
 #include <vector>
 
+#include "yolo/runtime/inference_defaults.h"
 #include "yolo/runtime/letterbox_geometry.h"
 
 namespace yolo {
 
 struct NmsOptions {
-  float conf = 0.25f;        // keep scores > conf (strict, as Ultralytics)
-  float iou = 0.7f;          // suppress overlaps with IoU > iou
-  int max_det = 300;         // detections kept per image
+  float conf = static_cast<float>(kPredictConf);  // keep scores > conf (strict, as Ultralytics)
+  float iou = 0.7f;                               // suppress overlaps with IoU > iou
+  int max_det = 300;                              // detections kept per image
   int max_nms = 30000;       // candidates entering NMS per image (highest scores)
   bool agnostic = false;     // one NMS across classes
   bool multi_label = false;  // one row per (box, class) above conf (validation uses true)

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "yolo/models/box_math.h"
+#include "yolo/runtime/inference_defaults.h"
 
 namespace yolo::metrics {
 
@@ -46,7 +47,6 @@ inline constexpr std::array<double, 4> kFitnessWeights = {0.0, 0.0, 0.0, 1.0};
 // (0.001) gets 0.25 instead, as in Ultralytics.
 inline constexpr double kConfusionConf = 0.25;
 inline constexpr double kConfusionIou = 0.45;
-inline constexpr double kValDefaultConf = 0.001;
 
 // Axis-aligned box, corners in pixels (the box-maths module's type).
 using Box = boxes::Xyxy;
@@ -204,7 +204,7 @@ DetectionMetrics compute_detection_metrics(const DetectionStats& stats);
 // background (utils/metrics.py: ConfusionMatrix, detect task).
 class ConfusionMatrix {
  public:
-  // conf: detections count when conf > this; none or kValDefaultConf (0.001) -> kConfusionConf.
+  // conf: detections count when conf > this; none or kValConf (0.001) -> kConfusionConf.
   // Throws std::invalid_argument for num_classes < 1.
   explicit ConfusionMatrix(int num_classes, std::optional<double> conf = std::nullopt,
                            double iou_threshold = kConfusionIou);

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "yolo/runtime/inference_defaults.h"
 #include "yolo/runtime/postprocess.h"
 #include "yolo/trainer/data_loader.h"
 #include "yolo/trainer/metrics.h"
@@ -20,7 +21,7 @@
 namespace yolo {
 
 struct ValidatorOptions {
-  double conf = 0.001, iou = 0.7;
+  double conf = kValConf, iou = 0.7;
   int max_det = 300;
   bool agnostic = false;  // agnostic_nms or single_cls
   bool end2end = false;   // model output is (B, K, 6)

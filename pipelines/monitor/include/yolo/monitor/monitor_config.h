@@ -28,6 +28,7 @@
 
 #include "yolo/core/error.h"
 #include "yolo/media/media_source.h"
+#include "yolo/runtime/inference_defaults.h"
 
 namespace yolo::monitor {
 
@@ -57,7 +58,7 @@ using media::to_string;
 struct InferenceSettings {
   std::string model;           // checkpoint path or model name (e.g. yolo26n.pt)
   std::string device = "cpu";  // device string as in shared/DESIGN.md: cpu, 0, cuda:0, ...
-  double conf = 0.25;          // confidence threshold, 0..1
+  double conf = kPredictConf;  // confidence threshold, 0..1
   double iou = 0.7;            // NMS IoU threshold, 0..1
   std::vector<int> classes;    // class ids to keep; empty = all
   int inference_interval = 1;  // run the model on every Nth frame (>= 1)
