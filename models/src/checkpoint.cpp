@@ -313,6 +313,20 @@ bool has_torch_archive_layout(const std::vector<std::string>& names) {
          }) != names.end();
 }
 
+// What an archive's records (names inside its folder) say it is: TorchScript has code, a
+// torch.save file only a data.pkl.
+struct ArchiveKind {
+  bool code = false, data = false;
+};
+ArchiveKind archive_kind(const std::vector<std::string>& records) {
+  ArchiveKind k;
+  for (const auto& r : records) {
+    if (r == "constants.pkl" || r.rfind("code/", 0) == 0) k.code = true;
+    if (r == "data.pkl") k.data = true;
+  }
+  return k;
+}
+
 // What to give instead of a model file that is not there. A bare Ultralytics release name
 // (yolo26n.pt, yolov8s.pt) is the usual case: Ultralytics downloads those on first use, and a
 // user coming from it expects the same.
@@ -405,12 +419,8 @@ ModelFileKind inspect_model_file(const std::string& path) {
     throw CheckpointError(fmt::format("'{}' cannot be read by this LibTorch: {}", path,
                                       what.substr(0, what.find('\n'))));
   }
-  bool has_code = false, has_data = false;
-  for (const auto& r : records) {
-    if (r == "constants.pkl" || r.rfind("code/", 0) == 0) has_code = true;
-    if (r == "data.pkl") has_data = true;
-  }
-  if (!has_code && !has_data) {
+  const ArchiveKind kind = archive_kind(records);
+  if (!kind.code && !kind.data) {
     throw CheckpointError(fmt::format("'{}' is a zip archive but not a TorchScript model", path));
   }
   std::optional<std::string> damaged;
@@ -424,7 +434,20 @@ ModelFileKind inspect_model_file(const std::string& path) {
         "'{}' is corrupt: {} (its bytes changed after it was written); copy or export it again",
         path, *damaged));
   }
-  return has_code ? ModelFileKind::kTorchScript : ModelFileKind::kTorchSave;
+  return kind.code ? ModelFileKind::kTorchScript : ModelFileKind::kTorchSave;
+}
+
+bool is_torch_save_file(const std::string& path) {
+  try {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) return false;
+    std::vector<std::string> records;
+    for (const std::string& n : zip_entry_names(path)) records.push_back(n.substr(n.find('/') + 1));
+    const ArchiveKind kind = archive_kind(records);
+    return kind.data && !kind.code;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 void check_torchscript_file(const std::string& path) {
@@ -466,8 +489,9 @@ LoadedModel finish_load(torch::jit::Module module, torch::jit::ExtraFilesMap& fi
 
 LoadedModel load_torchscript(const std::string& path, const c10::Device& device,
                              const std::vector<int64_t>& build_imgsz) {
-  if (inspect_model_file(path) == ModelFileKind::kTorchSave)
-    return load_ultralytics_as_torchscript(path, device, build_imgsz);
+  // A torch.save file is checked by its own reader; anything else here.
+  if (is_torch_save_file(path)) return load_ultralytics_as_torchscript(path, device, build_imgsz);
+  check_torchscript_file(path);
   torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}};
   try {
     return finish_load(torch::jit::load(path, device, files), files, path);

@@ -296,22 +296,6 @@ void read_model_attributes(const Value& model, UltralyticsCheckpoint& out, Stora
 
 }  // namespace
 
-bool is_torch_save_file(const std::string& path) {
-  try {
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) return false;
-    bool has_data = false, has_code = false;
-    for (const std::string& n : zip_entry_names(path)) {
-      const std::string rel = n.substr(n.find('/') + 1);
-      if (rel == "data.pkl") has_data = true;
-      if (rel == "constants.pkl" || rel.rfind("code/", 0) == 0) has_code = true;
-    }
-    return has_data && !has_code;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 UltralyticsCheckpoint read_ultralytics_checkpoint(const std::string& path) {
   if (inspect_model_file(path) != ModelFileKind::kTorchSave)
     throw CheckpointError(fmt::format("'{}' is TorchScript, not a torch.save checkpoint", path));

@@ -3,10 +3,10 @@
  * @title: yolo
  *
  * YOLO object detection (YOLOv8, YOLO11, YOLO26 detectors trained by yolo-trainer,
- * Ultralytics TorchScript exports or Ultralytics .pt files) on raw video. Frames pass through unchanged, each with one
- * GstVideoRegionOfInterestMeta per detection (params structure "detection": confidence,
- * class-id, label, normalised x_min/y_min/x_max/y_max). Elements with the same
- * model-instance-id share one model and are batched together across streams.
+ * Ultralytics TorchScript exports or Ultralytics .pt files) on raw video. Frames pass through
+ * unchanged, each with one GstVideoRegionOfInterestMeta per detection (params structure
+ * "detection": confidence, class-id, label, normalised x_min/y_min/x_max/y_max). Elements with the
+ * same model-instance-id share one model and are batched together across streams.
  *
  * ## Example launch line
  * |[

@@ -11,6 +11,7 @@
 #include "train/amp_probe.h"
 #include "train/trainer_state.h"
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/strings.h"
 #include "yolo/trainer/amp_check.h"
 #include "yolo/trainer/dataset_download.h"
 #include "yolo/trainer/model_source.h"
@@ -111,8 +112,7 @@ void Trainer::setup_model() {
   // pretrained=PATH (Ultralytics' str form); true/false say whether model= brings weights, which
   // a checkpoint does and a YAML does not.
   const std::string pretrained = cfg_.get_string("pretrained");
-  if (!pretrained.empty() && pretrained != "true" && pretrained != "false" &&
-      pretrained != "True" && pretrained != "False")
+  if (!pretrained.empty() && lower(pretrained) != "true" && lower(pretrained) != "false")
     transfer_pretrained(*s.model, pretrained);
   s.model->names = s.names;
   choose_inference_head(*s.model, cfg_);

@@ -89,6 +89,11 @@ enum class ModelFileKind {
 // something else).
 ModelFileKind inspect_model_file(const std::string& path);
 
+// True when `path` is a zip written by torch.save (a data.pkl and no TorchScript code): the
+// format of Ultralytics' .pt files. Reads the zip directory only (no checks); false for
+// anything else, a missing or damaged file included.
+bool is_torch_save_file(const std::string& path);
+
 // inspect_model_file, refusing a torch.save file too: for what only TorchScript can be
 // (resuming a yolo-trainer run, reading our extra files).
 void check_torchscript_file(const std::string& path);

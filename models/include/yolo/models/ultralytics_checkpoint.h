@@ -38,10 +38,6 @@ struct UltralyticsCheckpoint {
   std::string version, date;                    // Ultralytics' version and the save date
 };
 
-// True when `path` is a zip written by torch.save (a data.pkl and no TorchScript code): the
-// format of Ultralytics' .pt files. Reads the zip directory only; false for anything else.
-bool is_torch_save_file(const std::string& path);
-
 // Reads an Ultralytics detection checkpoint. Throws CheckpointError naming the file for
 // anything else: a torch.save without an Ultralytics model, a segment/pose/OBB/classify model,
 // a pickle naming a global outside the allowed records (nothing is run), missing or damaged
