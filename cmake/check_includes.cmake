@@ -12,7 +12,7 @@ endif()
 
 set(_gst "<(gst|glib|gio)/|<glib(-object)?\\.h>")
 set(_torch "<(torch|ATen|c10)/")
-set(_above_core "yolo/(models|runtime|serving|media|tracking|analytics|trainer|synth|monitor)/")
+set(_above_core "yolo/(models|runtime|serving|media|tracking|analytics|predict|trainer|synth|monitor)/")
 
 # folder;forbidden include (regex);why
 set(_rules
@@ -24,26 +24,33 @@ set(_rules
   "models|${_gst}|GStreamer belongs in media/ and pipelines/"
   "models|<opencv2/|the model zoo has no OpenCV"
   "models|<httplib\\.h>|HTTP belongs in serving/"
-  "models|yolo/(runtime|serving|media|tracking|trainer|synth|monitor)/|models includes no layer above it"
+  "models|yolo/(runtime|serving|media|tracking|predict|trainer|synth|monitor)/|models includes no layer above it"
   "media|${_torch}|media has no LibTorch"
   "media|<httplib\\.h>|HTTP belongs in serving/"
-  "media|yolo/(models|runtime|serving|tracking|trainer|synth|monitor)/|media builds on core only"
+  "media|yolo/(models|runtime|serving|tracking|predict|trainer|synth|monitor)/|media builds on core only"
   "runtime|${_gst}|GStreamer belongs in media/ and pipelines/"
   "runtime|<httplib\\.h>|HTTP belongs in serving/"
-  "runtime|yolo/(serving|media|tracking|trainer|synth|monitor)/|runtime includes no layer above it"
+  "runtime|yolo/(serving|media|tracking|predict|trainer|synth|monitor)/|runtime includes no layer above it"
   "tracking|${_torch}|tracking has no LibTorch"
   "tracking|${_gst}|GStreamer belongs in media/ and pipelines/"
   "tracking|<httplib\\.h>|HTTP belongs in serving/"
-  "tracking|yolo/(models|runtime|serving|media|analytics|trainer|synth|monitor)/|tracking builds on core only"
+  "tracking|yolo/(models|runtime|serving|media|analytics|predict|trainer|synth|monitor)/|tracking builds on core only"
   "analytics|${_torch}|analytics has no LibTorch"
   "analytics|${_gst}|GStreamer belongs in media/ and pipelines/"
   "analytics|<opencv2/|the analytics' geometry is its own"
   "analytics|<httplib\\.h>|HTTP belongs in serving/"
-  "analytics|yolo/(models|runtime|serving|media|tracking|trainer|synth|monitor)/|analytics builds on core only"
+  "analytics|yolo/(models|runtime|serving|media|tracking|predict|trainer|synth|monitor)/|analytics builds on core only"
   "serving|${_gst}|GStreamer belongs in media/ and pipelines/"
-  "serving|yolo/(media|trainer|synth|monitor)/|serving includes no trainer or pipeline code"
+  "serving|yolo/(media|predict|trainer|synth|monitor)/|serving includes no trainer, predict or pipeline code"
   "trainer|${_gst}|the trainer reaches GStreamer through yolo/media/ only"
   "trainer|yolo/(serving|monitor)/|the trainer includes no serving or pipeline code"
+  "predict|${_gst}|predict reaches GStreamer through yolo/media/ only"
+  "predict|<httplib\\.h>|HTTP belongs in serving/"
+  "predict|yolo/(serving|trainer|synth|monitor)/|predict is a tool over the runtime, media and tracking"
+  "synth|${_torch}|synth has no LibTorch"
+  "synth|${_gst}|synth reaches GStreamer through yolo/media/ only"
+  "synth|yolo/(models|runtime|serving|tracking|analytics|predict|trainer|monitor)/|synth builds on core and media only"
+  "pipelines|yolo/(trainer|predict|synth)/|the pipelines never use the trainer's code"
 )
 
 set(_violations "")

@@ -22,8 +22,8 @@
 
 #include "doc_shell.h"
 #include "yolo/core/device.h"
-#include "yolo/trainer/command_line.h"
-#include "yolo/trainer/config.h"
+#include "yolo/trainer/settings/command_line.h"
+#include "yolo/trainer/settings/config.h"
 
 namespace fs = std::filesystem;
 

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "yolo/trainer/dataset.h"
+#include "yolo/trainer/data/dataset.h"
 
 namespace fs = std::filesystem;
 

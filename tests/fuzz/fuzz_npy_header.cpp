@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "yolo/trainer/npy_image.h"
+#include "yolo/trainer/data/npy_image.h"
 
 namespace fs = std::filesystem;
 

@@ -15,11 +15,11 @@
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/runtime/postprocess.h"
-#include "yolo/trainer/amp_check.h"
-#include "yolo/trainer/loss.h"
-#include "yolo/trainer/mixed_precision.h"
-#include "yolo/trainer/model_ema.h"
-#include "yolo/trainer/optimizer.h"
+#include "yolo/trainer/train/amp_check.h"
+#include "yolo/trainer/train/loss.h"
+#include "yolo/trainer/train/mixed_precision.h"
+#include "yolo/trainer/train/model_ema.h"
+#include "yolo/trainer/train/optimizer.h"
 
 using yolo::gpu_test::gpu_device;
 using yolo::gpu_test::on_gpu;

@@ -29,3 +29,27 @@ string(REPLACE " " "[ \n]+" _expected
   "trainer/src/decoder.cpp: '#include <gst/gst.h>' \\(the trainer reaches GStreamer through yolo/media/ only\\)")
 set_tests_properties(layer_includes_refuse_a_violation PROPERTIES LABELS unit
   PASS_REGULAR_EXPRESSION "${_expected}" FAIL_REGULAR_EXPRESSION "media/src/decoder.cpp")
+
+# Folders inside the libraries (tools/layers/): the include graph between folders has no cycle,
+# and docs/architecture.md's folder table and map match the tree. Each also runs on a fixture tree
+# (tests/layers/folder_fixture) whose trainer/val includes trainer/train, which includes
+# trainer/val, and whose page misses trainer/val: each passes only when the tool names that.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+set(_folder_fixture ${CMAKE_CURRENT_SOURCE_DIR}/layers/folder_fixture)
+add_test(NAME layer_folders_acyclic
+  COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tools/layers/folder_graph.py
+          --root ${PROJECT_SOURCE_DIR})
+add_test(NAME layer_folders_refuse_a_cycle
+  COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tools/layers/folder_graph.py
+          --root ${_folder_fixture})
+add_test(NAME architecture_folder_map
+  COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tools/layers/folder_map.py
+          --root ${PROJECT_SOURCE_DIR})
+add_test(NAME architecture_folder_map_refuses_a_gap
+  COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tools/layers/folder_map.py
+          --root ${_folder_fixture})
+set_tests_properties(layer_folders_acyclic architecture_folder_map PROPERTIES LABELS unit)
+set_tests_properties(layer_folders_refuse_a_cycle PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "goes back up: trainer/train -> trainer/val -> trainer/train")
+set_tests_properties(architecture_folder_map_refuses_a_gap PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "folder map: `trainer/val/` is in the tree but not on the page")

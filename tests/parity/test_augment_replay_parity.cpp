@@ -25,9 +25,9 @@
 
 #include "oracle.h"
 #include "test_files.h"
-#include "yolo/trainer/augment.h"
-#include "yolo/trainer/data_loader.h"
-#include "yolo/trainer/dataset.h"
+#include "yolo/trainer/data/augment.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/data/dataset.h"
 
 namespace fs = std::filesystem;
 

@@ -22,8 +22,8 @@
 #include "oracle.h"
 #include "test_files.h"
 #include "yolo/synth/synthetic_data.h"
-#include "yolo/trainer/data_loader.h"
-#include "yolo/trainer/dataset.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/data/dataset.h"
 
 namespace fs = std::filesystem;
 

@@ -24,10 +24,10 @@
 #include "test_files.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/synth/synthetic_data.h"
-#include "yolo/trainer/data_loader.h"
-#include "yolo/trainer/dataset.h"
-#include "yolo/trainer/loss.h"
-#include "yolo/trainer/optimizer.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/data/dataset.h"
+#include "yolo/trainer/train/loss.h"
+#include "yolo/trainer/train/optimizer.h"
 
 namespace fs = std::filesystem;
 

@@ -37,12 +37,12 @@
 #include "pickle_file.h"
 #include "test_files.h"
 #include "yolo/models/detection_model.h"
-#include "yolo/trainer/config.h"
-#include "yolo/trainer/data_loader.h"
-#include "yolo/trainer/dataset.h"
-#include "yolo/trainer/loss.h"
-#include "yolo/trainer/optimizer.h"
-#include "yolo/trainer/trainer.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/data/dataset.h"
+#include "yolo/trainer/settings/config.h"
+#include "yolo/trainer/train/loss.h"
+#include "yolo/trainer/train/optimizer.h"
+#include "yolo/trainer/train/trainer.h"
 
 namespace fs = std::filesystem;
 

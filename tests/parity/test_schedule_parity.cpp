@@ -21,8 +21,8 @@
 #include "oracle.h"
 #include "test_files.h"
 #include "yolo/synth/synthetic_data.h"
-#include "yolo/trainer/config.h"
-#include "yolo/trainer/trainer.h"
+#include "yolo/trainer/settings/config.h"
+#include "yolo/trainer/train/trainer.h"
 
 namespace fs = std::filesystem;
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
-#include "yolo/trainer/augment.h"
+#include "yolo/trainer/data/augment.h"
 
 using yolo::PixelBox;
 using yolo::Sample;

@@ -3,7 +3,7 @@
 
 #include "yolo/core/device.h"
 #include "yolo/core/system_info.h"
-#include "yolo/trainer/checks.h"
+#include "yolo/trainer/modes/checks.h"
 
 TEST(Checks, CpuReport) {
   yolo::BackendInfo b;

@@ -1,8 +1,8 @@
 // The Ultralytics-style command line: modes, tasks, key=value, bare keys, normalisations.
 #include <gtest/gtest.h>
 
-#include "yolo/trainer/command_line.h"
-#include "yolo/trainer/config.h"
+#include "yolo/trainer/settings/command_line.h"
+#include "yolo/trainer/settings/config.h"
 
 using yolo::CommandLine;
 using yolo::ConfigError;

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "yolo/trainer/config.h"
+#include "yolo/trainer/settings/config.h"
 
 using yolo::Config;
 using yolo::ConfigError;

@@ -13,8 +13,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "yolo/trainer/data_loader.h"
-#include "yolo/trainer/npy_image.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/data/npy_image.h"
 
 namespace fs = std::filesystem;
 

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "test_files.h"
-#include "yolo/trainer/dataset.h"
+#include "yolo/trainer/data/dataset.h"
 
 namespace fs = std::filesystem;
 using yolo::DatasetError;

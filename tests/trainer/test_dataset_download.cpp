@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "test_files.h"
-#include "yolo/trainer/dataset_download.h"
+#include "yolo/trainer/data/dataset_download.h"
 
 namespace fs = std::filesystem;
 using yolo::DatasetError;

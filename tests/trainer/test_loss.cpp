@@ -13,9 +13,9 @@
 
 #include "yolo/models/box_tensors.h"
 #include "yolo/models/detection_model.h"
-#include "yolo/trainer/assigner.h"
-#include "yolo/trainer/loss.h"
-#include "yolo/trainer/optimizer.h"
+#include "yolo/trainer/train/assigner.h"
+#include "yolo/trainer/train/loss.h"
+#include "yolo/trainer/train/optimizer.h"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "test_files.h"
-#include "yolo/trainer/metric_plots.h"
-#include "yolo/trainer/metrics.h"
+#include "yolo/trainer/metrics/metrics.h"
+#include "yolo/trainer/plots/metric_plots.h"
 
 namespace fs = std::filesystem;
 namespace m = yolo::metrics;

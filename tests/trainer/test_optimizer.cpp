@@ -8,11 +8,11 @@
 #include <set>
 
 #include "yolo/models/detection_model.h"
-#include "yolo/trainer/amp_check.h"
-#include "yolo/trainer/model_ema.h"
-#include "yolo/trainer/multi_scale.h"
-#include "yolo/trainer/optimizer.h"
-#include "yolo/trainer/schedule.h"
+#include "yolo/trainer/train/amp_check.h"
+#include "yolo/trainer/train/model_ema.h"
+#include "yolo/trainer/train/multi_scale.h"
+#include "yolo/trainer/train/optimizer.h"
+#include "yolo/trainer/train/schedule.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <opencv2/imgcodecs.hpp>
 
-#include "yolo/trainer/plots.h"
+#include "yolo/trainer/plots/plots.h"
 
 TEST(Plots, LabelStatistics) {
   std::vector<yolo::ImageRecord> records(3);

@@ -14,11 +14,11 @@
 #include "yolo/core/device.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/synth/synthetic_data.h"
-#include "yolo/trainer/config.h"
-#include "yolo/trainer/model_source.h"
-#include "yolo/trainer/modes.h"
-#include "yolo/trainer/train_checkpoint.h"
-#include "yolo/trainer/trainer.h"
+#include "yolo/trainer/modes/modes.h"
+#include "yolo/trainer/settings/config.h"
+#include "yolo/trainer/settings/model_source.h"
+#include "yolo/trainer/train/train_checkpoint.h"
+#include "yolo/trainer/train/trainer.h"
 
 namespace fs = std::filesystem;
 

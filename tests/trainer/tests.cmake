@@ -1,5 +1,5 @@
-# Tests of trainer/ (the synthetic data generator's are in synth/tests.cmake); included from
-# tests/CMakeLists.txt.
+# Tests of trainer/ (predict's and the synthetic data generator's are in predict/ and synth/);
+# included from tests/CMakeLists.txt.
 set(_dir ${CMAKE_CURRENT_LIST_DIR})
 yolo_add_test(NAME test_config LABEL unit
   SOURCES ${_dir}/test_config.cpp ${_dir}/test_command_line.cpp ${_dir}/test_checks.cpp
@@ -31,15 +31,3 @@ yolo_add_test(NAME test_ddp LABEL integration SOURCES ${_dir}/test_ddp.cpp
   LIBS yolo_trainer TIMEOUT 600)
 target_compile_definitions(test_ddp PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_ddp yolo-trainer)
-# yolo-trainer predict: sources, outputs, and the command line.
-yolo_add_test(NAME test_predict LABEL integration SOURCES ${_dir}/test_predict.cpp
-  LIBS yolo_trainer yolo_media TIMEOUT 600)
-target_compile_definitions(test_predict PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
-add_dependencies(test_predict yolo-trainer)
-target_include_directories(test_predict PRIVATE ${PROJECT_SOURCE_DIR}/trainer/src)
-# A local RTSP server for the live-stream test, when the library is installed.
-pkg_check_modules(GST_RTSP_SERVER IMPORTED_TARGET gstreamer-rtsp-server-1.0)
-if(GST_RTSP_SERVER_FOUND)
-  target_link_libraries(test_predict PRIVATE PkgConfig::GST_RTSP_SERVER)
-  target_compile_definitions(test_predict PRIVATE YOLO_HAVE_RTSP_SERVER)
-endif()

@@ -22,8 +22,8 @@
 #include "yolo/core/system_info.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/synth/synthetic_data.h"
-#include "yolo/trainer/data_loader.h"
-#include "yolo/trainer/plots.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/plots/plots.h"
 
 namespace fs = std::filesystem;
 using yolo::bench::Clock;

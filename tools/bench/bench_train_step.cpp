@@ -24,10 +24,10 @@
 #include "yolo/core/system_info.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/synth/synthetic_data.h"
-#include "yolo/trainer/data_loader.h"
-#include "yolo/trainer/loss.h"
-#include "yolo/trainer/model_ema.h"
-#include "yolo/trainer/optimizer.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/train/loss.h"
+#include "yolo/trainer/train/model_ema.h"
+#include "yolo/trainer/train/optimizer.h"
 
 namespace fs = std::filesystem;
 using yolo::bench::Clock;

@@ -20,8 +20,8 @@
 #include "pickle_file.h"
 #include "yolo/core/log.h"
 #include "yolo/core/main_guard.h"
-#include "yolo/trainer/data_loader.h"
-#include "yolo/trainer/dataset.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/data/dataset.h"
 
 namespace fs = std::filesystem;
 

@@ -31,10 +31,10 @@
 #include "yolo/core/log.h"
 #include "yolo/core/main_guard.h"
 #include "yolo/models/detection_model.h"
-#include "yolo/trainer/command_line.h"
-#include "yolo/trainer/config.h"
-#include "yolo/trainer/data_loader.h"
-#include "yolo/trainer/trainer.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/settings/command_line.h"
+#include "yolo/trainer/settings/config.h"
+#include "yolo/trainer/train/trainer.h"
 
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "help.h"
+#include "settings/help.h"
 #include "yolo/core/device.h"
 #include "yolo/core/error.h"
 #include "yolo/core/log.h"
@@ -14,11 +14,11 @@
 #include "yolo/core/system_info.h"
 #include "yolo/core/version.h"
 #include "yolo/models/checkpoint.h"
-#include "yolo/trainer/checks.h"
-#include "yolo/trainer/command_line.h"
-#include "yolo/trainer/config.h"
-#include "yolo/trainer/modes.h"
-#include "yolo/trainer/trainer.h"
+#include "yolo/trainer/modes/checks.h"
+#include "yolo/trainer/modes/modes.h"
+#include "yolo/trainer/settings/command_line.h"
+#include "yolo/trainer/settings/config.h"
+#include "yolo/trainer/train/trainer.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "yolo/trainer/augment.h"
+#include "yolo/trainer/data/augment.h"
 
 #include <algorithm>
 #include <cmath>

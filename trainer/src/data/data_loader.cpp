@@ -1,4 +1,4 @@
-#include "yolo/trainer/data_loader.h"
+#include "yolo/trainer/data/data_loader.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -18,7 +18,7 @@
 #include "yolo/core/atomic_file.h"
 #include "yolo/models/box_math.h"
 #include "yolo/runtime/input_tensor.h"
-#include "yolo/trainer/npy_image.h"
+#include "yolo/trainer/data/npy_image.h"
 
 namespace yolo {
 namespace {

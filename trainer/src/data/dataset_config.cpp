@@ -9,7 +9,7 @@
 
 #include "yolo/core/strings.h"
 #include "yolo/core/utf8.h"
-#include "yolo/trainer/dataset.h"
+#include "yolo/trainer/data/dataset.h"
 
 namespace yolo {
 namespace fs = std::filesystem;

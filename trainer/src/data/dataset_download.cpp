@@ -1,7 +1,7 @@
 // The dataset YAML's `download:` URL (Ultralytics' safe_download + unzip_file): fetched with
 // cpp-httplib into a temporary file, unpacked with libzip into a sibling of the dataset root and
 // renamed into place only when complete.
-#include "yolo/trainer/dataset_download.h"
+#include "yolo/trainer/data/dataset_download.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

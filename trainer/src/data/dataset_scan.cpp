@@ -12,7 +12,7 @@
 
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/utf8.h"
-#include "yolo/trainer/dataset.h"
+#include "yolo/trainer/data/dataset.h"
 
 namespace yolo {
 namespace fs = std::filesystem;

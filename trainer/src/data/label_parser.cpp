@@ -9,7 +9,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "yolo/trainer/dataset.h"
+#include "yolo/trainer/data/dataset.h"
 
 namespace yolo {
 namespace {

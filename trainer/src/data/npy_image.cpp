@@ -1,4 +1,4 @@
-#include "yolo/trainer/npy_image.h"
+#include "yolo/trainer/data/npy_image.h"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "numpy_compat.h"
-#include "yolo/trainer/metrics.h"
+#include "yolo/trainer/metrics/metrics.h"
 
 namespace yolo::metrics {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "numpy_compat.h"
-#include "yolo/trainer/metrics.h"
+#include "yolo/trainer/metrics/metrics.h"
 
 namespace yolo::metrics {
 namespace {

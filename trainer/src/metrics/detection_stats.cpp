@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "yolo/trainer/metrics.h"
+#include "yolo/trainer/metrics/metrics.h"
 
 namespace yolo::metrics {
 namespace {

@@ -1,7 +1,7 @@
 // The validation IoU thresholds and the label x prediction IoU matrix, in float32 as Ultralytics
 // computes them on torch tensors (whether an IoU equal to a threshold counts depends on float32
 // rounding; the IoU itself is the box-maths module's).
-#include "yolo/trainer/metrics.h"
+#include "yolo/trainer/metrics/metrics.h"
 
 namespace yolo::metrics {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "yolo/trainer/metrics.h"
+#include "yolo/trainer/metrics/metrics.h"
 
 namespace yolo::metrics {
 namespace {

@@ -9,8 +9,8 @@
 #include <opencv2/imgproc.hpp>
 
 #include "chart.h"
-#include "yolo/trainer/metric_plots.h"
-#include "yolo/trainer/plots.h"
+#include "yolo/trainer/plots/metric_plots.h"
+#include "yolo/trainer/plots/plots.h"
 
 namespace yolo {
 namespace {

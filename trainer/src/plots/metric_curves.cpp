@@ -5,8 +5,8 @@
 
 #include "chart.h"
 #include "metrics/numpy_compat.h"
-#include "yolo/trainer/metric_plots.h"
-#include "yolo/trainer/plots.h"
+#include "yolo/trainer/plots/metric_plots.h"
+#include "yolo/trainer/plots/plots.h"
 
 namespace yolo {
 namespace {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "yolo/core/atomic_file.h"
-#include "yolo/trainer/plots.h"
+#include "yolo/trainer/plots/plots.h"
 
 namespace yolo {
 namespace {

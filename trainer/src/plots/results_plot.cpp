@@ -8,8 +8,8 @@
 #include <functional>
 
 #include "chart.h"
-#include "yolo/trainer/plots.h"
-#include "yolo/trainer/results_log.h"
+#include "yolo/trainer/metrics/results_log.h"
+#include "yolo/trainer/plots/plots.h"
 
 namespace yolo {
 namespace {

@@ -1,4 +1,4 @@
-#include "yolo/trainer/amp_check.h"
+#include "yolo/trainer/train/amp_check.h"
 
 #include <torch/torch.h>
 

@@ -6,7 +6,7 @@
 #include "yolo/runtime/input_tensor.h"
 #include "yolo/runtime/letterbox.h"
 #include "yolo/runtime/postprocess.h"
-#include "yolo/trainer/mixed_precision.h"
+#include "yolo/trainer/train/mixed_precision.h"
 
 namespace yolo {
 

@@ -1,6 +1,6 @@
 // Mirrors ultralytics/utils/tal.py (8.4.x) step for step; the comments name the Python function
 // each block corresponds to, so that differences can be checked line by line.
-#include "yolo/trainer/assigner.h"
+#include "yolo/trainer/train/assigner.h"
 
 #include <torch/torch.h>
 

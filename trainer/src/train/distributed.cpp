@@ -1,4 +1,4 @@
-#include "yolo/trainer/distributed.h"
+#include "yolo/trainer/train/distributed.h"
 
 #include "yolo/core/stop_signal.h"
 

@@ -1,5 +1,5 @@
 // Mirrors ultralytics/utils/loss.py (8.4.x): v8DetectionLoss, BboxLoss, DFLoss and E2ELoss.
-#include "yolo/trainer/loss.h"
+#include "yolo/trainer/train/loss.h"
 
 #include <torch/torch.h>
 

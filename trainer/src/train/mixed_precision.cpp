@@ -1,4 +1,4 @@
-#include "yolo/trainer/mixed_precision.h"
+#include "yolo/trainer/train/mixed_precision.h"
 
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>

@@ -1,9 +1,9 @@
-#include "yolo/trainer/model_ema.h"
+#include "yolo/trainer/train/model_ema.h"
 
 #include <torch/torch.h>
 
 #include "yolo/models/checkpoint.h"
-#include "yolo/trainer/schedule.h"
+#include "yolo/trainer/train/schedule.h"
 
 namespace yolo {
 

@@ -1,4 +1,4 @@
-#include "yolo/trainer/multi_scale.h"
+#include "yolo/trainer/train/multi_scale.h"
 
 #include <torch/torch.h>
 

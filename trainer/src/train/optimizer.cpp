@@ -1,4 +1,4 @@
-#include "yolo/trainer/optimizer.h"
+#include "yolo/trainer/train/optimizer.h"
 
 #include <torch/torch.h>
 

@@ -1,10 +1,10 @@
-#include "yolo/trainer/resume.h"
+#include "yolo/trainer/train/resume.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
-#include "yolo/trainer/config.h"
+#include "yolo/trainer/settings/config.h"
 
 namespace yolo {
 namespace fs = std::filesystem;

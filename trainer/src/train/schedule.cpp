@@ -1,4 +1,4 @@
-#include "yolo/trainer/schedule.h"
+#include "yolo/trainer/train/schedule.h"
 
 #include <algorithm>
 #include <cmath>

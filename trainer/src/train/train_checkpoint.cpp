@@ -1,4 +1,4 @@
-#include "yolo/trainer/train_checkpoint.h"
+#include "yolo/trainer/train/train_checkpoint.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>

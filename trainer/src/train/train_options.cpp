@@ -1,8 +1,8 @@
-#include "yolo/trainer/train_options.h"
+#include "yolo/trainer/train/train_options.h"
 
 #include <fmt/format.h>
 
-#include "yolo/trainer/config.h"
+#include "yolo/trainer/settings/config.h"
 
 namespace yolo {
 

@@ -15,8 +15,8 @@
 #include "yolo/core/progress_bar.h"
 #include "yolo/core/stopwatch.h"
 #include "yolo/runtime/inference_defaults.h"
-#include "yolo/trainer/multi_scale.h"
-#include "yolo/trainer/plots.h"
+#include "yolo/trainer/plots/plots.h"
+#include "yolo/trainer/train/multi_scale.h"
 
 namespace yolo {
 namespace fs = std::filesystem;

@@ -11,12 +11,12 @@
 #include "train/amp_probe.h"
 #include "train/trainer_state.h"
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/run_dir.h"
 #include "yolo/core/strings.h"
-#include "yolo/trainer/amp_check.h"
-#include "yolo/trainer/dataset_download.h"
-#include "yolo/trainer/model_source.h"
-#include "yolo/trainer/resume.h"
-#include "yolo/trainer/run_dir.h"
+#include "yolo/trainer/data/dataset_download.h"
+#include "yolo/trainer/settings/model_source.h"
+#include "yolo/trainer/train/amp_check.h"
+#include "yolo/trainer/train/resume.h"
 
 namespace yolo {
 namespace fs = std::filesystem;

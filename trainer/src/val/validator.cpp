@@ -1,4 +1,4 @@
-#include "yolo/trainer/validator.h"
+#include "yolo/trainer/val/validator.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -11,8 +11,8 @@
 #include "yolo/core/progress_bar.h"
 #include "yolo/core/stopwatch.h"
 #include "yolo/models/box_math.h"
-#include "yolo/trainer/metric_plots.h"
-#include "yolo/trainer/plots.h"
+#include "yolo/trainer/plots/metric_plots.h"
+#include "yolo/trainer/plots/plots.h"
 
 namespace yolo {
 namespace fs = std::filesystem;

@@ -1,0 +1,2 @@
+// The loop validates each epoch (train -> val: a downward arrow).
+#include "yolo/trainer/val/validator.h"

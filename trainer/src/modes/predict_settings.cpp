@@ -1,0 +1,108 @@
+// PredictOptions from the settings keys, with Ultralytics' predict defaults (conf 0.25 when
+// null, batch 1 unless given).
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+#include "yolo/runtime/inference_defaults.h"
+#include "yolo/trainer/modes/predict_settings.h"
+#include "yolo/trainer/settings/config.h"
+
+namespace yolo {
+namespace {
+
+// Predict's confidence threshold when conf is null (Ultralytics engine/model.py: predict).
+// Track's (Ultralytics engine/model.py: track, "ByteTrack-based method needs low confidence
+// predictions as input").
+constexpr float kDefaultTrackConf = 0.1f;
+
+}  // namespace
+
+PredictOptions predict_options_from_config(const Config& cfg, const std::string& torch_device) {
+  PredictOptions o;
+  if (cfg.is_null("model"))
+    throw ConfigError(
+        "predict needs model=path/to/best.pt (or an Ultralytics .torchscript export)");
+  o.model = cfg.get_string("model");
+  if (std::filesystem::path(o.model).extension() == ".yaml")
+    throw ConfigError(fmt::format(
+        "predict needs trained weights, not an architecture ({}); give "
+        "model=runs/detect/train/weights/best.pt, or export one with yolo-trainer export",
+        o.model));
+  if (cfg.is_null("source") || cfg.get_string("source").empty())
+    throw ConfigError(
+        "predict needs source=: an image, a folder, a glob ('dir/*.jpg'), a .txt list, a video "
+        "or a stream URI (rtsp://...)");
+  o.source = cfg.get_string("source");
+  o.device = torch_device;
+  const bool gpu = torch_device.rfind("cuda", 0) == 0;
+  o.half = cfg.get_bool("half") && gpu;
+  if (cfg.get_bool("half") && !gpu) spdlog::warn("half=True ignored: {} runs FP32", torch_device);
+  o.bf16 = gpu ? std::optional<bool>(false) : cfg.get_optional_bool("bf16");
+  if (gpu && cfg.get_optional_bool("bf16").value_or(false))
+    spdlog::warn("bf16=True ignored: BF16 autocast is for CPUs; on {} use half=True", torch_device);
+
+  o.nms.conf = static_cast<float>(cfg.is_null("conf") ? kPredictConf : cfg.get_float("conf"));
+  o.nms.iou = static_cast<float>(cfg.get_float("iou"));
+  o.nms.max_det = static_cast<int>(cfg.get_int("max_det"));
+  o.nms.agnostic = cfg.get_bool("agnostic_nms");
+  o.nms_setting = cfg.get_optional_bool("nms");
+  o.nms.multi_label = false;
+  if (!cfg.is_null("classes"))
+    for (long long c : cfg.get_int_list("classes")) o.nms.classes.push_back(static_cast<int>(c));
+  if (o.nms.max_det < 1)
+    throw ConfigError(fmt::format("max_det={} is invalid: use 1 or more", o.nms.max_det));
+
+  // batch=16 is training's default; predict runs one frame at a time unless asked.
+  o.batch = cfg.was_set("batch") ? static_cast<int>(cfg.get_int("batch")) : 1;
+  if (o.batch < 1)
+    throw ConfigError(fmt::format("batch={} is invalid for predict: use 1 or more", o.batch));
+
+  o.source_options.vid_stride = static_cast<int>(cfg.get_int("vid_stride"));
+  if (o.source_options.vid_stride < 1)
+    throw ConfigError(fmt::format("vid_stride={} is invalid: use 1 (every frame) or more",
+                                  o.source_options.vid_stride));
+  o.source_options.stream_buffer = cfg.get_bool("stream_buffer");
+  o.source_options.timeout_s = cfg.get_float("stream_timeout");
+  if (!(o.source_options.timeout_s > 0))
+    throw ConfigError(fmt::format("stream_timeout={} is invalid: use a positive number of seconds",
+                                  o.source_options.timeout_s));
+
+  o.save = cfg.get_bool("save");
+  o.save_txt = cfg.get_bool("save_txt");
+  o.save_conf = cfg.get_bool("save_conf");
+  o.save_crop = cfg.get_bool("save_crop");
+  o.annotate.show_boxes = cfg.get_bool("show_boxes");
+  o.annotate.show_labels = cfg.get_bool("show_labels");
+  o.annotate.show_conf = cfg.get_bool("show_conf");
+  o.annotate.line_width =
+      cfg.is_null("line_width") ? 0 : static_cast<int>(cfg.get_int("line_width"));
+  if (o.annotate.line_width < 0)
+    throw ConfigError(
+        fmt::format("line_width={} is invalid: use a positive width or leave it "
+                    "empty for the default",
+                    o.annotate.line_width));
+
+  o.project = cfg.is_null("project") ? "" : cfg.get_string("project");
+  o.name = cfg.is_null("name") ? "" : cfg.get_string("name");
+  o.exist_ok = cfg.get_bool("exist_ok");
+  o.verbose = cfg.get_bool("verbose");
+  if (cfg.was_set("imgsz")) o.imgsz = cfg.get_int_list("imgsz");
+  return o;
+}
+
+PredictOptions track_options_from_config(const Config& cfg, const std::string& torch_device) {
+  PredictOptions o = predict_options_from_config(cfg, torch_device);
+  o.tracker = tracking::load_tracker_config(cfg.get_string("tracker"));
+  if (cfg.is_null("conf")) o.nms.conf = kDefaultTrackConf;
+  if (o.nms.conf > static_cast<float>(o.tracker->track_low_thresh)) {
+    spdlog::warn(
+        "conf={:g} is above the tracker's track_low_thresh ({:g}): its second association will "
+        "see no low-score boxes; leave conf unset (0.1) for tracking",
+        o.nms.conf, o.tracker->track_low_thresh);
+  }
+  return o;
+}
+
+}  // namespace yolo

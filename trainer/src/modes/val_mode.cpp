@@ -1,0 +1,114 @@
+// `yolo-trainer val`: validates a checkpoint (ours or an Ultralytics TorchScript export) through
+// the runtime's Engine -- the code path deployments run -- on a dataset split.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "yolo/core/device.h"
+#include "yolo/core/run_dir.h"
+#include "yolo/runtime/engine.h"
+#include "yolo/runtime/inference_defaults.h"
+#include "yolo/trainer/data/data_loader.h"
+#include "yolo/trainer/data/dataset.h"
+#include "yolo/trainer/data/dataset_download.h"
+#include "yolo/trainer/modes/modes.h"
+#include "yolo/trainer/settings/config.h"
+#include "yolo/trainer/settings/model_source.h"
+#include "yolo/trainer/val/validator.h"
+
+namespace yolo {
+namespace fs = std::filesystem;
+
+int run_val_mode(const Config& cfg, const SelectedDevice& device) {
+  if (cfg.is_null("model"))
+    throw ConfigError("val needs model=path/to/best.pt (or an Ultralytics .torchscript export)");
+  if (cfg.is_null("data")) throw ConfigError("val needs data=path/to/data.yaml");
+  const std::string model_path = cfg.get_string("model");
+  if (fs::path(model_path).extension() == ".yaml")
+    throw ConfigError(
+        fmt::format("val needs trained weights, not an architecture ({}); give "
+                    "model=runs/detect/train/weights/best.pt",
+                    model_path));
+  EngineOptions eopts;
+  eopts.device = device.torch_string();
+  eopts.half = cfg.get_bool("half") && device.is_gpu;
+  eopts.bf16 = device.is_gpu ? std::optional<bool>(false) : cfg.get_optional_bool("bf16");
+  if (device.is_gpu && cfg.get_optional_bool("bf16").value_or(false))
+    spdlog::warn("bf16=True ignored: BF16 autocast is for CPUs; on a GPU use half=True");
+  if (cfg.was_set("imgsz")) {
+    const std::vector<long long> imgsz = cfg.get_int_list("imgsz");
+    eopts.imgsz.assign(imgsz.begin(), imgsz.end());  // a .pt is traced at it
+  }
+  Engine engine(model_path, eopts);
+  spdlog::info("inference: {}", engine.precision());
+  const ModelMetadata& meta = engine.metadata();
+  warn_if_traced_head_differs(meta.end2end, cfg.get_optional_bool("nms"), model_path);
+
+  const std::string datasets_dir =
+      cfg.is_null("datasets_dir") ? "datasets" : cfg.get_string("datasets_dir");
+  DatasetConfig data = load_dataset_config(cfg.get_string("data"), datasets_dir);
+  ensure_dataset(data);
+  const std::string split = cfg.get_string("split");
+  auto it = data.splits.find(split);
+  if (it == data.splits.end())
+    throw DatasetError(fmt::format("{} has no '{}' split", data.yaml_path.string(), split));
+  const int nc = static_cast<int>(meta.names.size());
+  if (nc != data.nc && !cfg.get_bool("single_cls"))
+    spdlog::warn("{} has {} classes but {} has {}; class ids are compared as they are", model_path,
+                 nc, data.yaml_path.string(), data.nc);
+  DatasetScan scan = scan_dataset(list_images(it->second), data.nc,
+                                  std::max(1, static_cast<int>(cfg.get_int("workers"))));
+  spdlog::info("{}", scan.summary(split));
+  if (scan.images.empty())
+    throw DatasetError(fmt::format("the '{}' split has no usable images", split));
+  if (cfg.get_bool("single_cls"))
+    for (auto& r : scan.images)
+      for (auto& b : r.boxes) b.cls = 0;
+
+  // A traced TorchScript model runs at its traced size: square letterbox (Ultralytics sets
+  // rect=False for non-PyTorch models) and batches of the traced batch size.
+  if (meta.imgsz[0] != meta.imgsz[1])
+    throw ConfigError(fmt::format("{} was exported at {}x{}; val needs a square export", model_path,
+                                  meta.imgsz[0], meta.imgsz[1]));
+  if (cfg.was_set("imgsz") && cfg.get_int_list("imgsz").front() != meta.imgsz[0])
+    spdlog::warn("imgsz={} ignored: {} runs at its exported size {}",
+                 cfg.get_int_list("imgsz").front(), model_path, meta.imgsz[0]);
+  LoaderOptions lo;
+  lo.imgsz = static_cast<int>(meta.imgsz[0]);
+  lo.batch = static_cast<int>(cfg.get_int("batch"));
+  lo.workers = std::max(1, static_cast<int>(cfg.get_int("workers")));
+  lo.augment = false;
+  lo.shuffle = false;
+  lo.rect = false;
+  lo.stride = static_cast<int>(meta.stride);
+  DataLoader loader(scan.images, lo);
+
+  const fs::path save_dir = make_run_dir(cfg.is_null("project") ? "" : cfg.get_string("project"),
+                                         cfg.is_null("name") ? "" : cfg.get_string("name"), "val",
+                                         cfg.get_bool("exist_ok"));
+  ValidatorOptions vo;
+  vo.conf = cfg.is_null("conf") ? kValConf : cfg.get_float("conf");
+  vo.iou = cfg.get_float("iou");
+  vo.max_det = static_cast<int>(cfg.get_int("max_det"));
+  vo.agnostic = cfg.get_bool("agnostic_nms") || cfg.get_bool("single_cls");
+  vo.end2end = meta.end2end;
+  vo.nc = std::max(nc, data.nc);
+  vo.names = meta.names.empty() ? data.names : meta.names;
+  vo.plots = cfg.get_bool("plots");
+  vo.save_json = cfg.get_bool("save_json");
+  vo.save_dir = save_dir;
+  vo.split = split;
+  Validator validator(vo);
+  auto forward = [&](const torch::Tensor& images, const torch::Tensor&) {
+    return ModelBatchOutput{engine.forward_in_traced_batches(images).to(torch::kFloat),
+                            std::nullopt};
+  };
+  ValidationResult r = validator.run(loader, forward, engine.device());
+  fmt::print("{}", metrics_table_rows(r.metrics, vo.names, true));
+  fmt::print("{}\n", r.speed_line());
+  for (const auto& f : r.files) spdlog::debug("wrote {}", f.string());
+  fmt::print("Results saved to {}\n", save_dir.string());
+  return 0;
+}
+
+}  // namespace yolo

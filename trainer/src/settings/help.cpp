@@ -1,0 +1,98 @@
+#include "help.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "yolo/trainer/settings/config.h"
+
+namespace yolo {
+namespace {
+
+struct ModeDoc {
+  const char* summary;
+  const char* example;
+  std::vector<const char*> sections;  // the schema sections this mode reads
+};
+
+const std::map<std::string, ModeDoc>& mode_docs() {
+  static const std::map<std::string, ModeDoc> docs = {
+      {"train",
+       {"train a detector from a dataset YAML",
+        "yolo-trainer train data=coco8.yaml model=yolo26n.yaml epochs=100 imgsz=640 device=0",
+        {"Train settings", "Hyperparameters", "Val/Test settings"}}},
+      {"val",
+       {"validate a checkpoint on a dataset split (mAP50, mAP50-95, plots)",
+        "yolo-trainer val model=best.pt data=coco8.yaml imgsz=640 batch=16",
+        {"Train settings", "Val/Test settings"}}},
+      {"predict",
+       {"detect objects in images, folders, videos or streams",
+        "yolo-trainer predict model=best.pt source=images/ conf=0.25 save=True",
+        {"Predict settings", "Val/Test settings", "Train settings"}}},
+      {"track",
+       {"follow objects over a video's or stream's frames: predict with a tracker's ids",
+        "yolo-trainer track model=best.pt source=video.mp4 tracker=botsort.yaml",
+        {"Predict settings", "Val/Test settings", "Train settings"}}},
+      {"export",
+       {"write a TorchScript checkpoint for the runtime",
+        "yolo-trainer export model=best.pt format=torchscript imgsz=640",
+        {"Export settings", "Train settings"}}},
+      {"info",
+       {"print a model's layers, parameters and GFLOPs",
+        "yolo-trainer info model=yolo26n.yaml imgsz=640",
+        {"Train settings"}}},
+      {"synth",
+       {"generate a synthetic dataset of coloured shapes (and a video with ground truth)",
+        "yolo-trainer synth dir=datasets/synthetic images=200 imgsz=640 nc=3 seed=0 video=True",
+        {"Synthetic data settings"}}},
+      {"checks",
+       {"report the LibTorch build, GPUs, BLAS, OpenCV and GStreamer", "yolo-trainer checks", {}}},
+      {"version", {"print the version", "yolo-trainer version", {}}},
+  };
+  return docs;
+}
+
+void append_section(std::string& out, const ConfigSchema& schema, const std::string& section) {
+  out += fmt::format("\n{}:\n", section);
+  for (const auto& k : schema.keys()) {
+    if (k.section != section) continue;
+    out += fmt::format("  {:<16}{:<14}{}\n", k.name,
+                       (k.default_value.IsNull() ? std::string() : render_value(k.default_value)),
+                       k.help);
+  }
+}
+
+}  // namespace
+
+std::string format_help(const ConfigSchema& schema, const std::string& mode) {
+  std::string out;
+  auto it = mode_docs().find(mode);
+  if (it != mode_docs().end()) {
+    out +=
+        fmt::format("yolo-trainer {}: {}\n\n  {}\n", mode, it->second.summary, it->second.example);
+    std::set<std::string> shown;
+    for (const char* s : it->second.sections) {
+      append_section(out, schema, s);
+      shown.insert(s);
+    }
+    out += "\nAll other keys: yolo-trainer help\n";
+    return out;
+  }
+  out +=
+      "Usage: yolo-trainer [detect] MODE key=value ...\n"
+      "  key=value pairs override config/default.yaml; a bare key means key=True;\n"
+      "  cfg=file.yaml replaces the defaults with a file's keys.\n\nModes:\n";
+  for (const auto& [name, doc] : mode_docs()) out += fmt::format("  {:<9}{}\n", name, doc.summary);
+  out += "\nExamples:\n";
+  for (const auto& [name, doc] : mode_docs()) out += fmt::format("  {}\n", doc.example);
+  out += "\nKeys (name, default, meaning):\n";
+  std::vector<std::string> sections;
+  for (const auto& k : schema.keys()) {
+    if (sections.empty() || sections.back() != k.section) sections.push_back(k.section);
+  }
+  for (const auto& s : sections) append_section(out, schema, s);
+  return out;
+}
+
+}  // namespace yolo
