@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/postprocess.h"
 #include "yolo/trainer/settings/config.h"
 
 using yolo::Config;
@@ -56,6 +58,24 @@ TEST(ConfigSchema, BuiltinMatchesUltralyticsDefaults) {
   EXPECT_EQ(c.get_int("max_det"), 300);
   EXPECT_EQ(c.get_string("format"), "torchscript");
   EXPECT_TRUE(c.overrides().empty());
+}
+
+// The defaults the element, yolo-monitor and the runtime's options name in code are
+// config/default.yaml's: a change to one side without the other fails here.
+TEST(ConfigSchema, NamedInferenceDefaultsAreDefaultYamls) {
+  Config c;
+  EXPECT_DOUBLE_EQ(c.get_float("iou"), yolo::kNmsIou);
+  EXPECT_EQ(c.get_int("max_det"), yolo::kMaxDet);
+  // conf is empty in default.yaml; its help names both thresholds that fill it.
+  const std::string conf_help = c.schema().find("conf")->help;
+  EXPECT_NE(conf_help.find(fmt::format("{:g} predict", yolo::kPredictConf)), std::string::npos)
+      << conf_help;
+  EXPECT_NE(conf_help.find(fmt::format("{:g} val", yolo::kValConf)), std::string::npos)
+      << conf_help;
+  yolo::NmsOptions nms;
+  EXPECT_FLOAT_EQ(nms.iou, static_cast<float>(c.get_float("iou")));
+  EXPECT_EQ(nms.max_det, c.get_int("max_det"));
+  EXPECT_FLOAT_EQ(nms.conf, static_cast<float>(yolo::kPredictConf));
 }
 
 TEST(ConfigSchema, EveryKeyHasTypeAndMeaning) {

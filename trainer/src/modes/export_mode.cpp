@@ -10,6 +10,7 @@
 #include "yolo/trainer/modes/modes.h"
 #include "yolo/trainer/settings/config.h"
 #include "yolo/trainer/settings/model_source.h"
+#include "yolo/trainer/settings/shared_settings.h"
 
 namespace yolo {
 namespace fs = std::filesystem;
@@ -48,13 +49,14 @@ int run_export_mode(const Config& cfg, const SelectedDevice& device) {
   check_format(cfg.get_string("format"));
   const std::string model_setting = cfg.get_string("model");
   std::shared_ptr<DetectionModelImpl> model;
-  auto [h, w] = imgsz_setting(cfg);
+  const ImageSize imgsz = imgsz_setting(cfg);
+  int64_t h = imgsz.h, w = imgsz.w;
   if (is_torch_save_file(model_setting)) {
     // An Ultralytics .pt exports at the size it was trained at unless imgsz= is given, as
     // Ultralytics' export does.
     const UltralyticsCheckpoint ckpt = read_ultralytics_checkpoint(model_setting);
     model = build_ultralytics_model(ckpt);
-    if (!cfg.was_set("imgsz")) {
+    if (!imgsz.given) {
       std::tie(h, w) = ckpt.imgsz;
       spdlog::info("imgsz={}: the size '{}' was trained at (imgsz= exports another)", h,
                    model_setting);

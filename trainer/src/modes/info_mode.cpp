@@ -6,12 +6,14 @@
 #include "yolo/trainer/modes/modes.h"
 #include "yolo/trainer/settings/config.h"
 #include "yolo/trainer/settings/model_source.h"
+#include "yolo/trainer/settings/shared_settings.h"
 
 namespace yolo {
 
 int run_info_mode(const Config& cfg) {
   auto model = load_model_setting(cfg.get_string("model"));
-  auto [h, w] = imgsz_setting(cfg);
+  const ImageSize imgsz = imgsz_setting(cfg);
+  const int64_t h = imgsz.h, w = imgsz.w;
   ModelSummary unfused = summarize(*model, h, w);
   fmt::print("{}", unfused.table);
   fmt::print("{}\n", summary_line(*model, unfused));

@@ -8,6 +8,7 @@
 #include "yolo/runtime/inference_defaults.h"
 #include "yolo/trainer/modes/predict_settings.h"
 #include "yolo/trainer/settings/config.h"
+#include "yolo/trainer/settings/shared_settings.h"
 
 namespace yolo {
 namespace {
@@ -36,14 +37,11 @@ PredictOptions predict_options_from_config(const Config& cfg, const std::string&
         "or a stream URI (rtsp://...)");
   o.source = cfg.get_string("source");
   o.device = torch_device;
-  const bool gpu = torch_device.rfind("cuda", 0) == 0;
-  o.half = cfg.get_bool("half") && gpu;
-  if (cfg.get_bool("half") && !gpu) spdlog::warn("half=True ignored: {} runs FP32", torch_device);
-  o.bf16 = gpu ? std::optional<bool>(false) : cfg.get_optional_bool("bf16");
-  if (gpu && cfg.get_optional_bool("bf16").value_or(false))
-    spdlog::warn("bf16=True ignored: BF16 autocast is for CPUs; on {} use half=True", torch_device);
+  const InferencePrecision precision = precision_setting(cfg, torch_device);
+  o.half = precision.half;
+  o.bf16 = precision.bf16;
 
-  o.nms.conf = static_cast<float>(cfg.is_null("conf") ? kPredictConf : cfg.get_float("conf"));
+  o.nms.conf = static_cast<float>(conf_setting(cfg, kPredictConf));
   o.nms.iou = static_cast<float>(cfg.get_float("iou"));
   o.nms.max_det = static_cast<int>(cfg.get_int("max_det"));
   o.nms.agnostic = cfg.get_bool("agnostic_nms");
@@ -88,7 +86,7 @@ PredictOptions predict_options_from_config(const Config& cfg, const std::string&
   o.name = cfg.is_null("name") ? "" : cfg.get_string("name");
   o.exist_ok = cfg.get_bool("exist_ok");
   o.verbose = cfg.get_bool("verbose");
-  if (cfg.was_set("imgsz")) o.imgsz = cfg.get_int_list("imgsz");
+  if (const ImageSize imgsz = imgsz_setting(cfg); imgsz.given) o.imgsz = {imgsz.h, imgsz.w};
   return o;
 }
 

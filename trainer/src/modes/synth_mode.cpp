@@ -6,7 +6,7 @@
 #include "yolo/synth/synthetic_data.h"
 #include "yolo/trainer/modes/modes.h"
 #include "yolo/trainer/settings/config.h"
-#include "yolo/trainer/settings/model_source.h"
+#include "yolo/trainer/settings/shared_settings.h"
 
 namespace yolo {
 
@@ -15,7 +15,7 @@ int run_synth_mode(const Config& cfg) {
   o.dir = cfg.get_string("dir");
   o.train_images = static_cast<int>(cfg.get_int("images"));
   o.val_images = std::max(1, o.train_images / 4);
-  o.imgsz = static_cast<int>(imgsz_setting(cfg).second);
+  o.imgsz = static_cast<int>(imgsz_setting(cfg).w);
   o.num_classes = static_cast<int>(cfg.get_int("nc"));
   o.seed = static_cast<uint64_t>(cfg.get_int("seed"));
   o.video = cfg.get_bool("video");

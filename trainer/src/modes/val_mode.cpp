@@ -8,12 +8,13 @@
 #include "yolo/core/run_dir.h"
 #include "yolo/runtime/engine.h"
 #include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/traced_head.h"
 #include "yolo/trainer/data/data_loader.h"
 #include "yolo/trainer/data/dataset.h"
 #include "yolo/trainer/data/dataset_download.h"
 #include "yolo/trainer/modes/modes.h"
 #include "yolo/trainer/settings/config.h"
-#include "yolo/trainer/settings/model_source.h"
+#include "yolo/trainer/settings/shared_settings.h"
 #include "yolo/trainer/val/validator.h"
 
 namespace yolo {
@@ -31,14 +32,11 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
                     model_path));
   EngineOptions eopts;
   eopts.device = device.torch_string();
-  eopts.half = cfg.get_bool("half") && device.is_gpu;
-  eopts.bf16 = device.is_gpu ? std::optional<bool>(false) : cfg.get_optional_bool("bf16");
-  if (device.is_gpu && cfg.get_optional_bool("bf16").value_or(false))
-    spdlog::warn("bf16=True ignored: BF16 autocast is for CPUs; on a GPU use half=True");
-  if (cfg.was_set("imgsz")) {
-    const std::vector<long long> imgsz = cfg.get_int_list("imgsz");
-    eopts.imgsz.assign(imgsz.begin(), imgsz.end());  // a .pt is traced at it
-  }
+  const InferencePrecision precision = precision_setting(cfg, eopts.device);
+  eopts.half = precision.half;
+  eopts.bf16 = precision.bf16;
+  const ImageSize imgsz = imgsz_setting(cfg);
+  if (imgsz.given) eopts.imgsz = {imgsz.h, imgsz.w};  // a .pt is traced at it
   Engine engine(model_path, eopts);
   spdlog::info("inference: {}", engine.precision());
   const ModelMetadata& meta = engine.metadata();
@@ -70,9 +68,9 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   if (meta.imgsz[0] != meta.imgsz[1])
     throw ConfigError(fmt::format("{} was exported at {}x{}; val needs a square export", model_path,
                                   meta.imgsz[0], meta.imgsz[1]));
-  if (cfg.was_set("imgsz") && cfg.get_int_list("imgsz").front() != meta.imgsz[0])
-    spdlog::warn("imgsz={} ignored: {} runs at its exported size {}",
-                 cfg.get_int_list("imgsz").front(), model_path, meta.imgsz[0]);
+  if (imgsz.given && (imgsz.h != meta.imgsz[0] || imgsz.w != meta.imgsz[1]))
+    spdlog::warn("imgsz={} ignored: {} runs at its exported size {}", imgsz.h, model_path,
+                 meta.imgsz[0]);
   LoaderOptions lo;
   lo.imgsz = static_cast<int>(meta.imgsz[0]);
   lo.batch = static_cast<int>(cfg.get_int("batch"));
@@ -87,7 +85,7 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
                                          cfg.is_null("name") ? "" : cfg.get_string("name"), "val",
                                          cfg.get_bool("exist_ok"));
   ValidatorOptions vo;
-  vo.conf = cfg.is_null("conf") ? kValConf : cfg.get_float("conf");
+  vo.conf = conf_setting(cfg, kValConf);
   vo.iou = cfg.get_float("iou");
   vo.max_det = static_cast<int>(cfg.get_int("max_det"));
   vo.agnostic = cfg.get_bool("agnostic_nms") || cfg.get_bool("single_cls");

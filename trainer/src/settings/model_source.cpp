@@ -77,14 +77,4 @@ void choose_inference_head(DetectionModelImpl& model, const Config& cfg) {
                           "NMS-free head)");
 }
 
-std::pair<int64_t, int64_t> imgsz_setting(const Config& cfg) {
-  std::vector<long long> v = cfg.get_int_list("imgsz");
-  if (v.size() == 1) v.push_back(v[0]);
-  if (v.size() != 2 || v[0] < 32 || v[1] < 32) {
-    throw ConfigError(
-        fmt::format("imgsz={} is invalid: give one size >= 32 or [h, w]", cfg.get_string("imgsz")));
-  }
-  return {v[0], v[1]};
-}
-
 }  // namespace yolo

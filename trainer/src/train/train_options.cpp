@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "yolo/trainer/settings/config.h"
+#include "yolo/trainer/settings/shared_settings.h"
 
 namespace yolo {
 
@@ -88,10 +89,7 @@ TrainOptions TrainOptions::from_config(const Config& cfg) {
   o.rect = cfg.get_bool("rect");
   o.hyp = augment_params(cfg);
 
-  const auto imgsz = cfg.get_int_list("imgsz");
-  if (imgsz.empty() || imgsz.front() < 1)
-    throw ConfigError("imgsz must be a positive integer for training, e.g. imgsz=640");
-  o.imgsz = static_cast<int>(imgsz.front());
+  o.imgsz = static_cast<int>(square_imgsz_setting(cfg, "training"));
   o.batch = static_cast<int>(cfg.get_int("batch"));
   if (o.batch < 1)
     throw ConfigError(

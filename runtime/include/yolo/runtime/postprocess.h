@@ -18,8 +18,8 @@ namespace yolo {
 
 struct NmsOptions {
   float conf = static_cast<float>(kPredictConf);  // keep scores > conf (strict, as Ultralytics)
-  float iou = 0.7f;                               // suppress overlaps with IoU > iou
-  int max_det = 300;                              // detections kept per image
+  float iou = static_cast<float>(kNmsIou);        // suppress overlaps with IoU > iou
+  int max_det = kMaxDet;                          // detections kept per image
   int max_nms = 30000;       // candidates entering NMS per image (highest scores)
   bool agnostic = false;     // one NMS across classes
   bool multi_label = false;  // one row per (box, class) above conf (validation uses true)

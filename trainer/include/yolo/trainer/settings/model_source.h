@@ -27,7 +27,4 @@ int transfer_pretrained(DetectionModelImpl& model, const std::string& path);
 // head. Logs the choice; a model without a one-to-one head ignores nms=False with a warning.
 void choose_inference_head(DetectionModelImpl& model, const Config& cfg);
 
-// imgsz as [h, w] from an int or a list (one or two ints); throws ConfigError otherwise.
-std::pair<int64_t, int64_t> imgsz_setting(const Config& cfg);
-
 }  // namespace yolo

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "yolo/runtime/inference_defaults.h"
 #include "yolo/trainer/data/augment.h"
 #include "yolo/trainer/train/loss.h"
 #include "yolo/trainer/train/schedule.h"
@@ -46,8 +47,8 @@ struct TrainOptions {
   bool val = true, plots = true, verbose = true, save = true;
   int patience = 100, close_mosaic = 10, save_period = -1;
   double time_limit_hours = 0;  // time= (0: none)
-  double val_iou = 0.7;
-  int max_det = 300;
+  double val_iou = kNmsIou;
+  int max_det = kMaxDet;
   bool agnostic_nms = false;
 
   static TrainOptions from_config(const Config& cfg);

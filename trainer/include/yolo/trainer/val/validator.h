@@ -21,8 +21,8 @@
 namespace yolo {
 
 struct ValidatorOptions {
-  double conf = kValConf, iou = 0.7;
-  int max_det = 300;
+  double conf = kValConf, iou = kNmsIou;
+  int max_det = kMaxDet;
   bool agnostic = false;  // agnostic_nms or single_cls
   bool end2end = false;   // model output is (B, K, 6)
   int nc = 80;

@@ -1,0 +1,41 @@
+// The settings several modes read, each resolved in one place: imgsz, conf, and the inference
+// precision (half, bf16) for a device. train, val, predict, track, export, info and synth call
+// these instead of reading the keys themselves, so a key means the same in every mode. Their
+// defaults are config/default.yaml's (compiled in) and, where it leaves a key empty, the named
+// constants of yolo/runtime/inference_defaults.h that the element and yolo-monitor use too.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace yolo {
+
+class Config;
+
+// imgsz= as [h, w]: one int is a square, a list is [h, w] (one element: square). `given` tells
+// whether it was set (a .pt is then traced at it; a TorchScript file warns that it runs at its
+// own size). Throws ConfigError for any other shape.
+struct ImageSize {
+  int64_t h = 0, w = 0;
+  bool given = false;
+};
+ImageSize imgsz_setting(const Config& cfg);
+
+// Training and validation letterbox to squares: one side. [h, w] with h != w trains at the larger
+// side with a warning, as Ultralytics' check_imgsz(max_dim=1) does.
+int64_t square_imgsz_setting(const Config& cfg, const std::string& mode);
+
+// conf=, or `when_empty` (kPredictConf for predict, kValConf for val) when it is left empty.
+double conf_setting(const Config& cfg, double when_empty);
+
+// half= and bf16= for the device a mode runs on ("cpu", "cuda:0"): FP16 only on a GPU, BF16
+// autocast only on a CPU (empty: where the CPU has it natively). A setting that cannot apply
+// there is dropped with a warning naming the device.
+struct InferencePrecision {
+  bool half = false;
+  std::optional<bool> bf16;
+};
+InferencePrecision precision_setting(const Config& cfg, const std::string& torch_device);
+
+}  // namespace yolo
