@@ -16,7 +16,7 @@ yolo_add_test(NAME test_augmentation_parity LABEL parity
   SOURCES ${_dir}/test_augmentation_parity.cpp LIBS yolo_trainer TIMEOUT 600)
 yolo_add_test(NAME test_augment_replay_parity LABEL parity
   SOURCES ${_dir}/test_augment_replay_parity.cpp LIBS yolo_trainer TIMEOUT 300)
-yolo_add_test(NAME test_val_parity LABEL parity SOURCES ${_dir}/test_val_parity.cpp
+yolo_add_test(NAME test_val_parity LABEL parity NO_TORCH SOURCES ${_dir}/test_val_parity.cpp
   LIBS yolo_synth TIMEOUT 900)
 target_compile_definitions(test_val_parity PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_val_parity yolo-trainer)

@@ -33,7 +33,7 @@ add_dependencies(test_yolo_detect gstyolo yolo-trainer)
 # yolo-monitor with the real element and a trained model against an in-process RTSP camera.
 if(TARGET yolo-monitor)
   pkg_check_modules(MONITOR_E2E_GST REQUIRED IMPORTED_TARGET gstreamer-rtsp-server-1.0)
-  yolo_add_test(NAME test_yolo_monitor LABEL slow TIMEOUT 1800
+  yolo_add_test(NAME test_yolo_monitor LABEL slow TIMEOUT 1800 NO_TORCH
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_monitor.cpp
     LIBS yolo_synth PkgConfig::MONITOR_E2E_GST PkgConfig::HTTPLIB nlohmann_json::nlohmann_json
          PkgConfig::MOSQUITTO)

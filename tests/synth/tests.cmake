@@ -1,5 +1,5 @@
 # tests of the synthetic data generator (yolo_synth); included from tests/CMakeLists.txt.
-yolo_add_test(NAME test_synth LABEL unit
+yolo_add_test(NAME test_synth LABEL unit NO_TORCH
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/synth/test_synth.cpp
   LIBS yolo_synth)
 # The test reads what the generator writes: data.yaml and the video's JSON lines.

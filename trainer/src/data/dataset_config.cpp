@@ -55,11 +55,9 @@ int int_entry(const YAML::Node& node, const std::string& what, long long lo, lon
   return static_cast<int>(v);
 }
 
-}  // namespace
-
-DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets_dir) {
-  DatasetConfig cfg;
-  cfg.yaml_path = yaml;
+// The YAML's root mapping, after the checks that need no key: it exists, is a file, is UTF-8,
+// parses and is a mapping.
+YAML::Node read_dataset_yaml(const fs::path& yaml) {
   if (!fs::exists(yaml)) {
     throw DatasetError(
         fmt::format("dataset YAML '{}' does not exist; give data=path/to/data.yaml "
@@ -95,6 +93,90 @@ DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets
   }
   if (!root.IsMap())
     throw DatasetError(fmt::format("dataset YAML '{}' must be a mapping", yaml.string()));
+  return root;
+}
+
+// names: a list or {id: name} without gaps; or nc alone (class0, class1, ...). nc must agree with
+// names when both are given.
+void read_class_names(const YAML::Node& root, const std::string& where, DatasetConfig& cfg) {
+  if (const YAML::Node names = root["names"]; names && !names.IsNull()) {
+    if (names.IsSequence()) {
+      for (size_t i = 0; i < names.size(); ++i)
+        cfg.names[static_cast<int>(i)] = names[i].as<std::string>();
+    } else if (names.IsMap()) {
+      for (const auto& kv : names)
+        cfg.names[int_entry(kv.first, "a class id in names", 0, kMaxClasses - 1, where)] =
+            kv.second.as<std::string>();
+      for (int i = 0; i < static_cast<int>(cfg.names.size()); ++i) {
+        if (!cfg.names.count(i)) {
+          throw DatasetError(
+              fmt::format("{}: names must number the classes 0..{} without gaps "
+                          "(class {} is missing)",
+                          where, cfg.names.size() - 1, i));
+        }
+      }
+    } else {
+      throw DatasetError(fmt::format("{}: names must be a list or a mapping id: name", where));
+    }
+    cfg.nc = static_cast<int>(cfg.names.size());
+    if (root["nc"] && int_entry(root["nc"], "nc", 1, kMaxClasses, where) != cfg.nc) {
+      throw DatasetError(fmt::format("{}: nc is {} but names lists {} classes; make them agree",
+                                     where, root["nc"].Scalar(), cfg.nc));
+    }
+  } else if (root["nc"]) {
+    cfg.nc = int_entry(root["nc"], "nc", 1, kMaxClasses, where);
+    for (int i = 0; i < cfg.nc; ++i) cfg.names[i] = fmt::format("class{}", i);
+  } else {
+    throw DatasetError(fmt::format("{} has neither names nor nc", where));
+  }
+  if (cfg.nc < 1) throw DatasetError(fmt::format("{}: there must be at least one class", where));
+}
+
+// path: relative to the YAML's folder; if not there, to datasets_dir (where a download goes).
+fs::path dataset_root(const YAML::Node& root, const fs::path& yaml, const fs::path& datasets_dir) {
+  const fs::path yaml_dir = fs::absolute(yaml).parent_path();
+  const fs::path p = root["path"] && !root["path"].IsNull()
+                         ? fs::path(root["path"].as<std::string>())
+                         : fs::path();
+  fs::path out;
+  if (p.empty()) {
+    out = yaml_dir;
+  } else if (p.is_absolute()) {
+    out = p;
+  } else if (fs::exists(yaml_dir / p)) {
+    out = (yaml_dir / p).lexically_normal();
+  } else {
+    out = fs::absolute(datasets_dir / p).lexically_normal();
+  }
+  if (out.filename().empty()) out = out.parent_path();  // "dir/." -> "dir"
+  return out;
+}
+
+// train, val and test: a path or a list of paths each, relative to the dataset root.
+void read_splits(const YAML::Node& root, DatasetConfig& cfg) {
+  for (const char* split : {"train", "val", "test"}) {
+    const YAML::Node n = root[split];
+    if (!n || n.IsNull()) continue;
+    std::vector<fs::path> sources;
+    auto add = [&](const std::string& s) {
+      fs::path q(s);
+      sources.push_back(q.is_absolute() ? q : (cfg.root / q).lexically_normal());
+    };
+    if (n.IsSequence()) {
+      for (const auto& item : n) add(item.as<std::string>());
+    } else {
+      add(n.as<std::string>());
+    }
+    cfg.splits[split] = sources;
+  }
+}
+
+}  // namespace
+
+DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets_dir) {
+  DatasetConfig cfg;
+  cfg.yaml_path = yaml;
+  YAML::Node root = read_dataset_yaml(yaml);
   const std::string where = fmt::format("dataset YAML '{}'", yaml.string());
   try {
     if (root["validation"] && !root["val"]) root["val"] = root["validation"];
@@ -104,71 +186,12 @@ DatasetConfig load_dataset_config(const fs::path& yaml, const fs::path& datasets
             fmt::format("{} has no '{}' key; it needs train, val and names (or nc)", where, key));
       }
     }
-    // names: list or {id: name}; nc must agree when both are given.
-    if (const YAML::Node names = root["names"]; names && !names.IsNull()) {
-      if (names.IsSequence()) {
-        for (size_t i = 0; i < names.size(); ++i)
-          cfg.names[static_cast<int>(i)] = names[i].as<std::string>();
-      } else if (names.IsMap()) {
-        for (const auto& kv : names)
-          cfg.names[int_entry(kv.first, "a class id in names", 0, kMaxClasses - 1, where)] =
-              kv.second.as<std::string>();
-        for (int i = 0; i < static_cast<int>(cfg.names.size()); ++i) {
-          if (!cfg.names.count(i)) {
-            throw DatasetError(
-                fmt::format("{}: names must number the classes 0..{} without gaps "
-                            "(class {} is missing)",
-                            where, cfg.names.size() - 1, i));
-          }
-        }
-      } else {
-        throw DatasetError(fmt::format("{}: names must be a list or a mapping id: name", where));
-      }
-      cfg.nc = static_cast<int>(cfg.names.size());
-      if (root["nc"] && int_entry(root["nc"], "nc", 1, kMaxClasses, where) != cfg.nc) {
-        throw DatasetError(fmt::format("{}: nc is {} but names lists {} classes; make them agree",
-                                       where, root["nc"].Scalar(), cfg.nc));
-      }
-    } else if (root["nc"]) {
-      cfg.nc = int_entry(root["nc"], "nc", 1, kMaxClasses, where);
-      for (int i = 0; i < cfg.nc; ++i) cfg.names[i] = fmt::format("class{}", i);
-    } else {
-      throw DatasetError(fmt::format("{} has neither names nor nc", where));
-    }
-    if (cfg.nc < 1) throw DatasetError(fmt::format("{}: there must be at least one class", where));
+    read_class_names(root, where, cfg);
     if (root["channels"]) cfg.channels = int_entry(root["channels"], "channels", 1, 64, where);
     if (root["download"] && root["download"].IsScalar())
       cfg.download = root["download"].as<std::string>();
-
-    // path: relative to the YAML's folder; if not there, to datasets_dir.
-    const fs::path yaml_dir = fs::absolute(yaml).parent_path();
-    fs::path p = root["path"] && !root["path"].IsNull() ? fs::path(root["path"].as<std::string>())
-                                                        : fs::path();
-    if (p.empty()) {
-      cfg.root = yaml_dir;
-    } else if (p.is_absolute()) {
-      cfg.root = p;
-    } else if (fs::exists(yaml_dir / p)) {
-      cfg.root = (yaml_dir / p).lexically_normal();
-    } else {  // not beside the YAML: under datasets_dir, which is also where a download goes
-      cfg.root = fs::absolute(datasets_dir / p).lexically_normal();
-    }
-    if (cfg.root.filename().empty()) cfg.root = cfg.root.parent_path();  // "dir/." -> "dir"
-    for (const char* split : {"train", "val", "test"}) {
-      const YAML::Node n = root[split];
-      if (!n || n.IsNull()) continue;
-      std::vector<fs::path> sources;
-      auto add = [&](const std::string& s) {
-        fs::path q(s);
-        sources.push_back(q.is_absolute() ? q : (cfg.root / q).lexically_normal());
-      };
-      if (n.IsSequence()) {
-        for (const auto& item : n) add(item.as<std::string>());
-      } else {
-        add(n.as<std::string>());
-      }
-      cfg.splits[split] = sources;
-    }
+    cfg.root = dataset_root(root, yaml, datasets_dir);
+    read_splits(root, cfg);
   } catch (const YAML::Exception& e) {
     throw DatasetError(fmt::format("{}: {} (line {})", where, e.msg, e.mark.line + 1));
   }

@@ -1,6 +1,7 @@
 // utils/metrics.py: compute_ap, smooth and ap_per_class, in float64 with NumPy's order of
 // operations (see numpy_compat.h).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -70,6 +71,60 @@ std::vector<double> smooth(const std::vector<double>& y, double f) {
   return out;
 }
 
+namespace {
+
+// Recall and precision after each of a class's predictions (in confidence order), per IoU
+// threshold: cumulative TP and FP counts over the class's n_l labels.
+struct PrCurves {
+  std::array<std::vector<double>, kIouThresholdCount> recall, precision;
+};
+
+PrCurves cumulative_pr(const std::vector<TpRow>& tp, const std::vector<std::size_t>& picked,
+                       int n_l) {
+  PrCurves out;
+  const std::size_t n_p = picked.size();
+  for (int j = 0; j < kIouThresholdCount; ++j) {
+    out.recall[j].resize(n_p);
+    out.precision[j].resize(n_p);
+    long long tpc = 0, fpc = 0;
+    for (std::size_t k = 0; k < n_p; ++k) {
+      if (tp[picked[k]][j]) {
+        ++tpc;
+      } else {
+        ++fpc;
+      }
+      out.recall[j][k] = static_cast<double>(tpc) / (static_cast<double>(n_l) + kEps);
+      out.precision[j][k] = static_cast<double>(tpc) / static_cast<double>(tpc + fpc);
+    }
+  }
+  return out;
+}
+
+// F1 = 2 * p * r / (p + r + eps), and its class mean at each confidence (a column sum in row
+// order, as NumPy reduces axis 0 of a C-ordered array); the operating point is the smoothed
+// mean's maximum, and P, R and F1 are read there.
+void add_f1_and_operating_point(ApPerClass& out) {
+  const std::size_t nc = out.p_curve.size();
+  out.f1_curve.assign(nc, std::vector<double>(kCurvePoints, 0.0));
+  std::vector<double> mean_f1(kCurvePoints, 0.0);
+  for (std::size_t c = 0; c < nc; ++c) {
+    for (int k = 0; k < kCurvePoints; ++k) {
+      const double p = out.p_curve[c][k], r = out.r_curve[c][k];
+      out.f1_curve[c][k] = 2 * p * r / (p + r + kEps);
+      mean_f1[k] += out.f1_curve[c][k];
+    }
+  }
+  for (double& v : mean_f1) v /= static_cast<double>(nc);  // NaN without classes, as NumPy
+  out.operating_index = numpy::argmax(smooth(mean_f1, kF1SmoothFraction));
+  for (std::size_t c = 0; c < nc; ++c) {
+    out.p.push_back(out.p_curve[c][out.operating_index]);
+    out.r.push_back(out.r_curve[c][out.operating_index]);
+    out.f1.push_back(out.f1_curve[c][out.operating_index]);
+  }
+}
+
+}  // namespace
+
 ApPerClass ap_per_class(const std::vector<TpRow>& tp, const std::vector<float>& conf,
                         const std::vector<int>& pred_classes,
                         const std::vector<int>& target_classes) {
@@ -111,21 +166,9 @@ ApPerClass ap_per_class(const std::vector<TpRow>& tp, const std::vector<float>& 
     }
     // Cumulative TP/FP counts per threshold -> recall and precision curves.
     const std::size_t n_p = picked.size();
-    std::array<std::vector<double>, kIouThresholdCount> recall, precision;
-    for (int j = 0; j < kIouThresholdCount; ++j) {
-      recall[j].resize(n_p);
-      precision[j].resize(n_p);
-      long long tpc = 0, fpc = 0;
-      for (std::size_t k = 0; k < n_p; ++k) {
-        if (tp[picked[k]][j]) {
-          ++tpc;
-        } else {
-          ++fpc;
-        }
-        recall[j][k] = static_cast<double>(tpc) / (static_cast<double>(n_l) + kEps);
-        precision[j][k] = static_cast<double>(tpc) / static_cast<double>(tpc + fpc);
-      }
-    }
+    const PrCurves pr = cumulative_pr(tp, picked, n_l);
+    const auto& recall = pr.recall;
+    const auto& precision = pr.precision;
     // Curves over confidence: np.interp(-x, -conf[i], ...) because confidence decreases.
     std::vector<double> neg_conf(n_p);
     for (std::size_t k = 0; k < n_p; ++k) neg_conf[k] = -static_cast<double>(conf[picked[k]]);
@@ -139,24 +182,7 @@ ApPerClass ap_per_class(const std::vector<TpRow>& tp, const std::vector<float>& 
     ++ci;
   }
 
-  // F1 = 2 * p * r / (p + r + eps), and its class mean at each confidence (a column sum in row
-  // order, as NumPy reduces axis 0 of a C-ordered array).
-  out.f1_curve.assign(nc, zeros);
-  std::vector<double> mean_f1(kCurvePoints, 0.0);
-  for (std::size_t c = 0; c < nc; ++c) {
-    for (int k = 0; k < kCurvePoints; ++k) {
-      const double p = out.p_curve[c][k], r = out.r_curve[c][k];
-      out.f1_curve[c][k] = 2 * p * r / (p + r + kEps);
-      mean_f1[k] += out.f1_curve[c][k];
-    }
-  }
-  for (double& v : mean_f1) v /= static_cast<double>(nc);  // NaN without classes, as NumPy
-  out.operating_index = numpy::argmax(smooth(mean_f1, kF1SmoothFraction));
-  for (std::size_t c = 0; c < nc; ++c) {
-    out.p.push_back(out.p_curve[c][out.operating_index]);
-    out.r.push_back(out.r_curve[c][out.operating_index]);
-    out.f1.push_back(out.f1_curve[c][out.operating_index]);
-  }
+  add_f1_and_operating_point(out);
   return out;
 }
 

@@ -19,6 +19,84 @@
 
 namespace yolo {
 namespace fs = std::filesystem;
+namespace {
+
+// The checkpoint on the device, as deployments load it (Engine), with the precision and size
+// settings applied.
+std::unique_ptr<Engine> load_val_engine(const Config& cfg, const SelectedDevice& device,
+                                        const std::string& model_path) {
+  EngineOptions eopts;
+  eopts.device = device.torch_string();
+  const InferencePrecision precision = precision_setting(cfg, eopts.device);
+  eopts.half = precision.half;
+  eopts.bf16 = precision.bf16;
+  const ImageSize imgsz = imgsz_setting(cfg);
+  if (imgsz.given) eopts.imgsz = {imgsz.h, imgsz.w};  // a .pt is traced at it
+  auto engine = std::make_unique<Engine>(model_path, eopts);
+  spdlog::info("inference: {}", engine->precision());
+  const ModelMetadata& meta = engine->metadata();
+  warn_if_traced_head_differs(meta.end2end, cfg.get_optional_bool("nms"), model_path);
+  // A traced TorchScript model runs at its traced size: square letterbox (Ultralytics sets
+  // rect=False for non-PyTorch models) and batches of the traced batch size.
+  if (meta.imgsz[0] != meta.imgsz[1])
+    throw ConfigError(fmt::format("{} was exported at {}x{}; val needs a square export", model_path,
+                                  meta.imgsz[0], meta.imgsz[1]));
+  if (imgsz.given && (imgsz.h != meta.imgsz[0] || imgsz.w != meta.imgsz[1]))
+    spdlog::warn("imgsz={} ignored: {} runs at its exported size {}", imgsz.h, model_path,
+                 meta.imgsz[0]);
+  return engine;
+}
+
+// The split's labelled images (single_cls applied), after the dataset is made available.
+struct ValData {
+  DatasetConfig config;
+  DatasetScan scan;
+  std::string split;
+};
+
+ValData read_val_data(const Config& cfg, const ModelMetadata& meta, const std::string& model_path) {
+  const std::string datasets_dir =
+      cfg.is_null("datasets_dir") ? "datasets" : cfg.get_string("datasets_dir");
+  ValData d;
+  d.config = load_dataset_config(cfg.get_string("data"), datasets_dir);
+  ensure_dataset(d.config);
+  d.split = cfg.get_string("split");
+  auto it = d.config.splits.find(d.split);
+  if (it == d.config.splits.end())
+    throw DatasetError(fmt::format("{} has no '{}' split", d.config.yaml_path.string(), d.split));
+  const int nc = static_cast<int>(meta.names.size());
+  if (nc != d.config.nc && !cfg.get_bool("single_cls"))
+    spdlog::warn("{} has {} classes but {} has {}; class ids are compared as they are", model_path,
+                 nc, d.config.yaml_path.string(), d.config.nc);
+  d.scan = scan_dataset(list_images(it->second), d.config.nc,
+                        std::max(1, static_cast<int>(cfg.get_int("workers"))));
+  spdlog::info("{}", d.scan.summary(d.split));
+  if (d.scan.images.empty())
+    throw DatasetError(fmt::format("the '{}' split has no usable images", d.split));
+  if (cfg.get_bool("single_cls"))
+    for (auto& r : d.scan.images)
+      for (auto& b : r.boxes) b.cls = 0;
+  return d;
+}
+
+ValidatorOptions validator_options(const Config& cfg, const ModelMetadata& meta,
+                                   const ValData& data, const fs::path& save_dir) {
+  ValidatorOptions vo;
+  vo.conf = conf_setting(cfg, kValConf);
+  vo.iou = cfg.get_float("iou");
+  vo.max_det = static_cast<int>(cfg.get_int("max_det"));
+  vo.agnostic = cfg.get_bool("agnostic_nms") || cfg.get_bool("single_cls");
+  vo.end2end = meta.end2end;
+  vo.nc = std::max(static_cast<int>(meta.names.size()), data.config.nc);
+  vo.names = meta.names.empty() ? data.config.names : meta.names;
+  vo.plots = cfg.get_bool("plots");
+  vo.save_json = cfg.get_bool("save_json");
+  vo.save_dir = save_dir;
+  vo.split = data.split;
+  return vo;
+}
+
+}  // namespace
 
 int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   if (cfg.is_null("model"))
@@ -30,47 +108,10 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
         fmt::format("val needs trained weights, not an architecture ({}); give "
                     "model=runs/detect/train/weights/best.pt",
                     model_path));
-  EngineOptions eopts;
-  eopts.device = device.torch_string();
-  const InferencePrecision precision = precision_setting(cfg, eopts.device);
-  eopts.half = precision.half;
-  eopts.bf16 = precision.bf16;
-  const ImageSize imgsz = imgsz_setting(cfg);
-  if (imgsz.given) eopts.imgsz = {imgsz.h, imgsz.w};  // a .pt is traced at it
-  Engine engine(model_path, eopts);
-  spdlog::info("inference: {}", engine.precision());
-  const ModelMetadata& meta = engine.metadata();
-  warn_if_traced_head_differs(meta.end2end, cfg.get_optional_bool("nms"), model_path);
+  const std::unique_ptr<Engine> engine = load_val_engine(cfg, device, model_path);
+  const ModelMetadata& meta = engine->metadata();
+  const ValData data = read_val_data(cfg, meta, model_path);
 
-  const std::string datasets_dir =
-      cfg.is_null("datasets_dir") ? "datasets" : cfg.get_string("datasets_dir");
-  DatasetConfig data = load_dataset_config(cfg.get_string("data"), datasets_dir);
-  ensure_dataset(data);
-  const std::string split = cfg.get_string("split");
-  auto it = data.splits.find(split);
-  if (it == data.splits.end())
-    throw DatasetError(fmt::format("{} has no '{}' split", data.yaml_path.string(), split));
-  const int nc = static_cast<int>(meta.names.size());
-  if (nc != data.nc && !cfg.get_bool("single_cls"))
-    spdlog::warn("{} has {} classes but {} has {}; class ids are compared as they are", model_path,
-                 nc, data.yaml_path.string(), data.nc);
-  DatasetScan scan = scan_dataset(list_images(it->second), data.nc,
-                                  std::max(1, static_cast<int>(cfg.get_int("workers"))));
-  spdlog::info("{}", scan.summary(split));
-  if (scan.images.empty())
-    throw DatasetError(fmt::format("the '{}' split has no usable images", split));
-  if (cfg.get_bool("single_cls"))
-    for (auto& r : scan.images)
-      for (auto& b : r.boxes) b.cls = 0;
-
-  // A traced TorchScript model runs at its traced size: square letterbox (Ultralytics sets
-  // rect=False for non-PyTorch models) and batches of the traced batch size.
-  if (meta.imgsz[0] != meta.imgsz[1])
-    throw ConfigError(fmt::format("{} was exported at {}x{}; val needs a square export", model_path,
-                                  meta.imgsz[0], meta.imgsz[1]));
-  if (imgsz.given && (imgsz.h != meta.imgsz[0] || imgsz.w != meta.imgsz[1]))
-    spdlog::warn("imgsz={} ignored: {} runs at its exported size {}", imgsz.h, model_path,
-                 meta.imgsz[0]);
   LoaderOptions lo;
   lo.imgsz = static_cast<int>(meta.imgsz[0]);
   lo.batch = static_cast<int>(cfg.get_int("batch"));
@@ -79,29 +120,18 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   lo.shuffle = false;
   lo.rect = false;
   lo.stride = static_cast<int>(meta.stride);
-  DataLoader loader(scan.images, lo);
+  DataLoader loader(data.scan.images, lo);
 
   const fs::path save_dir = make_run_dir(cfg.is_null("project") ? "" : cfg.get_string("project"),
                                          cfg.is_null("name") ? "" : cfg.get_string("name"), "val",
                                          cfg.get_bool("exist_ok"));
-  ValidatorOptions vo;
-  vo.conf = conf_setting(cfg, kValConf);
-  vo.iou = cfg.get_float("iou");
-  vo.max_det = static_cast<int>(cfg.get_int("max_det"));
-  vo.agnostic = cfg.get_bool("agnostic_nms") || cfg.get_bool("single_cls");
-  vo.end2end = meta.end2end;
-  vo.nc = std::max(nc, data.nc);
-  vo.names = meta.names.empty() ? data.names : meta.names;
-  vo.plots = cfg.get_bool("plots");
-  vo.save_json = cfg.get_bool("save_json");
-  vo.save_dir = save_dir;
-  vo.split = split;
+  const ValidatorOptions vo = validator_options(cfg, meta, data, save_dir);
   Validator validator(vo);
   auto forward = [&](const torch::Tensor& images, const torch::Tensor&) {
-    return ModelBatchOutput{engine.forward_in_traced_batches(images).to(torch::kFloat),
+    return ModelBatchOutput{engine->forward_in_traced_batches(images).to(torch::kFloat),
                             std::nullopt};
   };
-  ValidationResult r = validator.run(loader, forward, engine.device());
+  ValidationResult r = validator.run(loader, forward, engine->device());
   fmt::print("{}", metrics_table_rows(r.metrics, vo.names, true));
   fmt::print("{}\n", r.speed_line());
   for (const auto& f : r.files) spdlog::debug("wrote {}", f.string());

@@ -29,6 +29,53 @@ std::string shorten(const std::string& s) {
   return s.size() <= kMaxLegendChars ? s : s.substr(0, kMaxLegendChars - 2) + "..";
 }
 
+// Curves, clipped to the axes as matplotlib does: drawn on a copy, of which only the axes'
+// area is copied back.
+void draw_curves(cv::Mat& img, const cv::Rect& area, const std::vector<Series>& series) {
+  const auto to_px = [&](double x, double y) {
+    // 4 fractional bits for cv::polylines' shift.
+    return cv::Point(static_cast<int>(std::lround((area.x + x * area.width) * 16)),
+                     static_cast<int>(std::lround((area.y + (1 - y) * area.height) * 16)));
+  };
+  cv::Mat layer = img.clone();
+  for (const Series& line : series) {
+    std::vector<cv::Point> pts;
+    const std::size_t n = std::min(line.x.size(), line.y.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::isfinite(line.x[i]) && std::isfinite(line.y[i])) {
+        pts.push_back(to_px(line.x[i], line.y[i]));
+      }
+    }
+    if (pts.size() > 1) {
+      cv::polylines(layer, pts, false, line.colour, line.thickness, cv::LINE_AA, 4);
+    }
+  }
+  layer(area).copyTo(img(area));
+}
+
+struct LegendStyle {
+  double text_scale;
+  int thin, bold, sample, pad;  // line widths, the sample line's length, the inner margin
+};
+
+// A framed box at `box`'s top-left, `box.width` wide and as high as its entries: a sample line
+// and the label of each.
+void draw_legend(cv::Mat& img, cv::Rect box, const std::vector<const Series*>& entries,
+                 const LegendStyle& st) {
+  const int row =
+      static_cast<int>(std::lround(text_size("Xy", st.text_scale, st.thin).height * 2.2));
+  box.height = st.pad + row * static_cast<int>(entries.size()) + st.pad / 2;
+  cv::rectangle(img, box, cv::Scalar(204, 204, 204), st.thin);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const int y = box.y + st.pad + row * static_cast<int>(i) + row / 2 - row / 6;
+    const int x = box.x + st.pad;
+    cv::line(img, {x, y}, {x + st.sample, y}, entries[i]->colour,
+             std::min(entries[i]->thickness, std::max(2, st.bold * 2)), cv::LINE_AA);
+    draw_text(img, shorten(entries[i]->label), {x + st.sample + st.pad, y}, st.text_scale, kBlack,
+              st.thin, Align::kStart, Align::kCentre);
+  }
+}
+
 }  // namespace
 
 cv::Size text_size(const std::string& s, double scale, int thickness) {
@@ -135,27 +182,8 @@ cv::Mat LineChart::render() const {
   const int right = (entries.empty() ? 0 : legend_width + 3 * gap) + 3 * gap;
   const cv::Rect area(left, top, std::max(10, size_.width - left - right),
                       std::max(10, size_.height - top - bottom));
-  const auto to_px = [&](double x, double y) {
-    // 4 fractional bits for cv::polylines' shift.
-    return cv::Point(static_cast<int>(std::lround((area.x + x * area.width) * 16)),
-                     static_cast<int>(std::lround((area.y + (1 - y) * area.height) * 16)));
-  };
 
-  // Curves, clipped to the axes as matplotlib does.
-  cv::Mat layer = img.clone();
-  for (const Series& line : series_) {
-    std::vector<cv::Point> pts;
-    const std::size_t n = std::min(line.x.size(), line.y.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      if (std::isfinite(line.x[i]) && std::isfinite(line.y[i])) {
-        pts.push_back(to_px(line.x[i], line.y[i]));
-      }
-    }
-    if (pts.size() > 1) {
-      cv::polylines(layer, pts, false, line.colour, line.thickness, cv::LINE_AA, 4);
-    }
-  }
-  layer(area).copyTo(img(area));
+  draw_curves(img, area, series_);
 
   // Axes, ticks and labels.
   cv::rectangle(img, area, kBlack, thin);
@@ -179,18 +207,8 @@ cv::Mat LineChart::render() const {
 
   // Legend beside the axes, top-aligned with them.
   if (!entries.empty()) {
-    const int row = static_cast<int>(std::lround(text_size("Xy", legend_scale, thin).height * 2.2));
-    const cv::Rect box(area.br().x + 3 * gap, area.y, legend_width,
-                       legend_pad + row * static_cast<int>(entries.size()) + legend_pad / 2);
-    cv::rectangle(img, box, cv::Scalar(204, 204, 204), thin);
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const int y = box.y + legend_pad + row * static_cast<int>(i) + row / 2 - row / 6;
-      const int x = box.x + legend_pad;
-      cv::line(img, {x, y}, {x + sample, y}, entries[i]->colour,
-               std::min(entries[i]->thickness, std::max(2, bold * 2)), cv::LINE_AA);
-      draw_text(img, shorten(entries[i]->label), {x + sample + legend_pad, y}, legend_scale, kBlack,
-                thin, Align::kStart, Align::kCentre);
-    }
+    const cv::Rect box(area.br().x + 3 * gap, area.y, legend_width, 0);
+    draw_legend(img, box, entries, {legend_scale, thin, bold, sample, legend_pad});
   }
   return img;
 }

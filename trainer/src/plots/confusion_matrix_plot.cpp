@@ -72,7 +72,7 @@ std::vector<std::string> tick_labels(const std::vector<int>& idx, int nc,
   return labels;
 }
 
-struct BarStyle {
+struct TickStyle {
   int tick_length, label_gap;
   double text_scale;
   int thickness;
@@ -80,7 +80,7 @@ struct BarStyle {
 
 // The colour bar from 0 (bottom) to vmax (top), with its ticks labelled on the right.
 void draw_colour_bar(cv::Mat& img, const cv::Rect& bar, double vmax,
-                     const std::vector<double>& ticks, const BarStyle& style) {
+                     const std::vector<double>& ticks, const TickStyle& style) {
   for (int y = 0; y < bar.height; ++y) {
     const double t = bar.height > 1 ? 1.0 - static_cast<double>(y) / (bar.height - 1) : 1.0;
     cv::line(img, {bar.x, bar.y + y}, {bar.br().x - 1, bar.y + y}, blues(t));
@@ -93,6 +93,61 @@ void draw_colour_bar(cv::Mat& img, const cv::Rect& bar, double vmax,
     chart::draw_text(img, chart::tick_label(t, step),
                      {bar.br().x + style.tick_length + style.label_gap, y}, style.text_scale,
                      chart::kBlack, style.thickness, chart::Align::kStart, chart::Align::kCentre);
+  }
+}
+
+// The square grid of cells: its top-left corner, the side of one cell, cells per side.
+struct CellGrid {
+  cv::Point origin;
+  int cell, n;
+};
+
+// Each shown cell filled by its value (empty below kHideBelow), with the value written in it
+// while the grid is small enough to read.
+template <typename ValueAt>
+void draw_cells(cv::Mat& img, const CellGrid& g, const ValueAt& value, double vmax, bool normalize,
+                double s, int thin) {
+  const bool annotate = g.n < kMaxAnnotatedRows;
+  double cell_scale = 0.6 * s;
+  if (annotate) {
+    const int widest = chart::text_size(normalize ? "0.00" : value_text(vmax, false), 1.0).width;
+    cell_scale = std::min(cell_scale, 0.75 * g.cell / std::max(1, widest));
+  }
+  const double white_above = kWhiteTextAbove * (normalize ? 1.0 : vmax);
+  for (int r = 0; r < g.n; ++r) {
+    for (int c = 0; c < g.n; ++c) {
+      const double v = value(r, c);
+      if (std::isnan(v)) continue;
+      const cv::Rect box(g.origin.x + c * g.cell, g.origin.y + r * g.cell, g.cell, g.cell);
+      cv::rectangle(img, box, blues(v / vmax), cv::FILLED);
+      if (annotate) {
+        chart::draw_text(img, value_text(v, normalize), (box.tl() + box.br()) / 2, cell_scale,
+                         v > white_above ? chart::kWhite : chart::kBlack, thin,
+                         chart::Align::kCentre, chart::Align::kCentre);
+      }
+    }
+  }
+}
+
+// Ticks: true classes along x (labels reading upwards), predicted classes along y.
+void draw_class_ticks(cv::Mat& img, const CellGrid& g, const std::vector<std::string>& labels,
+                      const TickStyle& style) {
+  using chart::Align;
+  const int side = g.cell * g.n;
+  for (int i = 0; i < g.n; ++i) {
+    if (labels[i].empty()) continue;
+    const int centre = i * g.cell + g.cell / 2;
+    const int xb = g.origin.y + side;
+    cv::line(img, {g.origin.x + centre, xb}, {g.origin.x + centre, xb + style.tick_length},
+             chart::kBlack, style.thickness);
+    chart::draw_text_upwards(
+        img, labels[i], {g.origin.x + centre, xb + style.tick_length + style.label_gap},
+        style.text_scale, chart::kBlack, style.thickness, Align::kCentre, Align::kStart);
+    cv::line(img, {g.origin.x - style.tick_length, g.origin.y + centre},
+             {g.origin.x, g.origin.y + centre}, chart::kBlack, style.thickness);
+    chart::draw_text(img, labels[i],
+                     {g.origin.x - style.tick_length - style.label_gap, g.origin.y + centre},
+                     style.text_scale, chart::kBlack, style.thickness, Align::kEnd, Align::kCentre);
   }
 }
 
@@ -153,41 +208,9 @@ cv::Mat plot_confusion_matrix(const metrics::ConfusionMatrix& matrix,
   const cv::Point origin(left + (kConfusionPlotWidth - left - right - side) / 2, top);
 
   // Cells and their values.
-  const bool annotate = n < kMaxAnnotatedRows;
-  double cell_scale = 0.6 * s;
-  if (annotate) {
-    const int widest = chart::text_size(normalize ? "0.00" : value_text(vmax, false), 1.0).width;
-    cell_scale = std::min(cell_scale, 0.75 * cell / std::max(1, widest));
-  }
-  const double white_above = kWhiteTextAbove * (normalize ? 1.0 : vmax);
-  for (int r = 0; r < n; ++r) {
-    for (int c = 0; c < n; ++c) {
-      const double v = value(r, c);
-      if (std::isnan(v)) continue;
-      const cv::Rect box(origin.x + c * cell, origin.y + r * cell, cell, cell);
-      cv::rectangle(img, box, blues(v / vmax), cv::FILLED);
-      if (annotate) {
-        chart::draw_text(img, value_text(v, normalize), (box.tl() + box.br()) / 2, cell_scale,
-                         v > white_above ? chart::kWhite : chart::kBlack, thin, Align::kCentre,
-                         Align::kCentre);
-      }
-    }
-  }
-
-  // Ticks: true classes along x (labels reading upwards), predicted classes along y.
-  for (int i = 0; i < n; ++i) {
-    if (labels[i].empty()) continue;
-    const int centre = i * cell + cell / 2;
-    const int xb = origin.y + side;
-    cv::line(img, {origin.x + centre, xb}, {origin.x + centre, xb + tick_length}, chart::kBlack,
-             thin);
-    chart::draw_text_upwards(img, labels[i], {origin.x + centre, xb + tick_length + gap / 2},
-                             tick_scale, chart::kBlack, thin, Align::kCentre, Align::kStart);
-    cv::line(img, {origin.x - tick_length, origin.y + centre}, {origin.x, origin.y + centre},
-             chart::kBlack, thin);
-    chart::draw_text(img, labels[i], {origin.x - tick_length - gap / 2, origin.y + centre},
-                     tick_scale, chart::kBlack, thin, Align::kEnd, Align::kCentre);
-  }
+  const CellGrid grid{origin, cell, n};
+  draw_cells(img, grid, value, vmax, normalize, s, thin);
+  draw_class_ticks(img, grid, labels, {tick_length, gap / 2, tick_scale, thin});
   const std::string title = normalize ? "Confusion Matrix Normalized" : "Confusion Matrix";
   chart::draw_text(img, title, {origin.x + side / 2, 2 * gap}, title_scale, chart::kBlack, bold,
                    Align::kCentre, Align::kStart);

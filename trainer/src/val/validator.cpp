@@ -53,6 +53,74 @@ Batch predictions_as_batch(const Batch& batch, const std::vector<torch::Tensor>&
   return out;
 }
 
+// Validation's NMS: Ultralytics' validator keeps every class above conf for a box (multi-label).
+NmsOptions validation_nms(const ValidatorOptions& o) {
+  NmsOptions nms;
+  nms.conf = static_cast<float>(o.conf);
+  nms.iou = static_cast<float>(o.iou);
+  nms.max_det = o.max_det;
+  nms.agnostic = o.agnostic;
+  nms.multi_label = true;
+  return nms;
+}
+
+// One image's detections in COCO's predictions.json form (source-image pixels, xywh, rounded as
+// Ultralytics writes them).
+void append_coco_predictions(nlohmann::json& coco, const torch::Tensor& dets,
+                             const LetterboxTransform& transform, const std::string& path) {
+  torch::Tensor src = dets.clone();
+  detections_to_source(src, transform);
+  auto a = src.accessor<float, 2>();
+  auto r = [](double v) { return std::round(v * 1000) / 1000; };
+  for (int64_t k = 0; k < src.size(0); ++k) {
+    coco.push_back({{"image_id", coco_image_id(path)},
+                    {"file_name", fs::path(path).filename().string()},
+                    {"category_id", static_cast<int>(a[k][5])},
+                    {"bbox", {r(a[k][0]), r(a[k][1]), r(a[k][2] - a[k][0]), r(a[k][3] - a[k][1])}},
+                    {"score", std::round(a[k][4] * 1e5) / 1e5}});
+  }
+}
+
+// The first batch with its labels and with its predictions, as Ultralytics' val_batch0_*.jpg.
+void save_first_batch_plots(const Batch& batch, const std::vector<torch::Tensor>& dets,
+                            const ValidatorOptions& o, ValidationResult& result) {
+  const fs::path labels_jpg = o.save_dir / "val_batch0_labels.jpg";
+  const fs::path pred_jpg = o.save_dir / "val_batch0_pred.jpg";
+  save_plot(labels_jpg, plot_batch(batch, o.names));
+  save_plot(pred_jpg, plot_batch(predictions_as_batch(batch, dets, 0.25f), o.names));
+  result.files.push_back(labels_jpg);
+  result.files.push_back(pred_jpg);
+}
+
+// Times per image, the mean loss, the metrics, and the files written at the end of a run.
+void finish_validation(ValidationResult& result, const metrics::DetectionStats& stats,
+                       const metrics::ConfusionMatrix& confusion, const nlohmann::json& coco,
+                       const torch::Tensor& loss_sum, int64_t batches, int64_t images,
+                       const ValidatorOptions& o) {
+  if (images > 0) {
+    result.preprocess_ms /= static_cast<double>(images);
+    result.inference_ms /= static_cast<double>(images);
+    result.postprocess_ms /= static_cast<double>(images);
+  }
+  if (loss_sum.defined() && batches > 0) {
+    auto mean = loss_sum / static_cast<double>(batches);
+    result.loss = std::array<double, 3>{mean[0].item<double>(), mean[1].item<double>(),
+                                        mean[2].item<double>()};
+  }
+  result.metrics = metrics::compute_detection_metrics(stats);
+  if (o.plots && !o.save_dir.empty()) {
+    for (auto& f : save_metric_curve_plots(o.save_dir, result.metrics.per_class, o.names))
+      result.files.push_back(f);
+    for (auto& f : save_confusion_matrix_plots(o.save_dir, confusion, o.names))
+      result.files.push_back(f);
+  }
+  if (o.save_json && !o.save_dir.empty()) {
+    const fs::path json_path = o.save_dir / "predictions.json";
+    write_file_atomically(json_path, coco.dump());
+    result.files.push_back(json_path);
+  }
+}
+
 }  // namespace
 
 std::string ValidationResult::speed_line() const {
@@ -98,12 +166,7 @@ ValidationResult Validator::run(DataLoader& loader, const ValidationForward& for
   torch::NoGradGuard no_grad;
   metrics::DetectionStats stats(opts_.nc);
   metrics::ConfusionMatrix confusion(opts_.nc, opts_.conf);
-  NmsOptions nms;
-  nms.conf = static_cast<float>(opts_.conf);
-  nms.iou = static_cast<float>(opts_.iou);
-  nms.max_det = opts_.max_det;
-  nms.agnostic = opts_.agnostic;
-  nms.multi_label = true;  // as Ultralytics' validator
+  const NmsOptions nms = validation_nms(opts_);
   ValidationResult result;
   nlohmann::json coco = nlohmann::json::array();
   torch::Tensor loss_sum;
@@ -137,57 +200,18 @@ ValidationResult Validator::run(DataLoader& loader, const ValidationForward& for
       auto labels = to_labels(targets, w, h);
       stats.add_image(preds, labels);
       confusion.process_batch(preds, labels);
-      if (opts_.save_json && i < batch->transforms.size()) {
-        torch::Tensor src = dets[i].clone();
-        detections_to_source(src, batch->transforms[i]);
-        auto a = src.accessor<float, 2>();
-        for (int64_t k = 0; k < src.size(0); ++k) {
-          auto r = [](double v) { return std::round(v * 1000) / 1000; };
-          coco.push_back(
-              {{"image_id", coco_image_id(batch->paths[i])},
-               {"file_name", fs::path(batch->paths[i]).filename().string()},
-               {"category_id", static_cast<int>(a[k][5])},
-               {"bbox", {r(a[k][0]), r(a[k][1]), r(a[k][2] - a[k][0]), r(a[k][3] - a[k][1])}},
-               {"score", std::round(a[k][4] * 1e5) / 1e5}});
-        }
-      }
+      if (opts_.save_json && i < batch->transforms.size())
+        append_coco_predictions(coco, dets[i], batch->transforms[i], batch->paths[i]);
     }
-    if (opts_.plots && batch->index == 0 && !opts_.save_dir.empty()) {
-      const fs::path labels_jpg = opts_.save_dir / "val_batch0_labels.jpg";
-      const fs::path pred_jpg = opts_.save_dir / "val_batch0_pred.jpg";
-      save_plot(labels_jpg, plot_batch(*batch, opts_.names));
-      save_plot(pred_jpg, plot_batch(predictions_as_batch(*batch, dets, 0.25f), opts_.names));
-      result.files.push_back(labels_jpg);
-      result.files.push_back(pred_jpg);
-    }
+    if (opts_.plots && batch->index == 0 && !opts_.save_dir.empty())
+      save_first_batch_plots(*batch, dets, opts_, result);
     ++batches;
     images += static_cast<int64_t>(dets.size());
     bar.update(batches, desc);
     t_load = Clock::now();
   }
   bar.finish();
-  if (images > 0) {
-    result.preprocess_ms /= static_cast<double>(images);
-    result.inference_ms /= static_cast<double>(images);
-    result.postprocess_ms /= static_cast<double>(images);
-  }
-  if (loss_sum.defined() && batches > 0) {
-    auto mean = loss_sum / static_cast<double>(batches);
-    result.loss = std::array<double, 3>{mean[0].item<double>(), mean[1].item<double>(),
-                                        mean[2].item<double>()};
-  }
-  result.metrics = metrics::compute_detection_metrics(stats);
-  if (opts_.plots && !opts_.save_dir.empty()) {
-    for (auto& f : save_metric_curve_plots(opts_.save_dir, result.metrics.per_class, opts_.names))
-      result.files.push_back(f);
-    for (auto& f : save_confusion_matrix_plots(opts_.save_dir, confusion, opts_.names))
-      result.files.push_back(f);
-  }
-  if (opts_.save_json && !opts_.save_dir.empty()) {
-    const fs::path json_path = opts_.save_dir / "predictions.json";
-    write_file_atomically(json_path, coco.dump());
-    result.files.push_back(json_path);
-  }
+  finish_validation(result, stats, confusion, coco, loss_sum, batches, images, opts_);
   result.confusion = std::move(confusion);
   return result;
 }
