@@ -1,5 +1,5 @@
 // The `yolo` element's properties as plain values, with their defaults and ranges: the one place
-// gst_yolo.cpp (property specs) and yolo_element.cpp (behaviour) take them from.
+// gst_yolo.cpp (property specs) and yolo_logic.cpp (behaviour) take them from.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// GObject glue for the `yolo` element; the logic is in yolo_logic.cpp.
 /**
  * SECTION:element-yolo
  * @title: yolo
@@ -23,12 +24,12 @@
 
 #include "debug.h"
 #include "video_frames.h"
-#include "yolo_element.h"
+#include "yolo_logic.h"
 
 GST_DEBUG_CATEGORY(gst_yolo_debug);
 
 using yolo::gst::ElementSettings;
-using yolo::gst::YoloElement;
+using yolo::gst::YoloLogic;
 
 enum {
   PROP_0,
@@ -64,7 +65,7 @@ GST_ELEMENT_REGISTER_DEFINE(yolo, "yolo", GST_RANK_NONE, GST_TYPE_YOLO)
 
 namespace {
 
-YoloElement& impl(gpointer object) {
+YoloLogic& impl(gpointer object) {
   return *GST_YOLO(object)->impl;
 }
 
@@ -511,7 +512,7 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
 
 static void gst_yolo_init(GstYolo* self) {
   new (&self->impl)
-      std::unique_ptr<YoloElement>(std::make_unique<YoloElement>(GST_BASE_TRANSFORM(self)));
+      std::unique_ptr<YoloLogic>(std::make_unique<YoloLogic>(GST_BASE_TRANSFORM(self)));
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
   gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), TRUE);
 }

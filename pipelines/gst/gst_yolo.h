@@ -1,5 +1,7 @@
-// The `yolo` element: YOLO object detection on raw video, in place (see gst_yolo.cpp for the
-// element documentation that gst-inspect-1.0 shows, and docs/gst-yolo.md).
+// GObject glue for the `yolo` element; the logic is in yolo_logic.h.
+//
+// YOLO object detection on raw video, in place (gst_yolo.cpp has the element documentation that
+// gst-inspect-1.0 shows; docs/gst-yolo.md).
 #pragma once
 
 #include <gst/base/gstbasetransform.h>
@@ -16,12 +18,12 @@ GST_ELEMENT_REGISTER_DECLARE(yolo);
 G_END_DECLS
 
 namespace yolo::gst {
-class YoloElement;  // the element's C++ state (yolo_element.h)
+class YoloLogic;  // the element's C++ state (yolo_logic.h)
 }
 
 struct _GstYolo {
   GstBaseTransform parent;
   // Constructed in instance_init with placement new, destroyed in finalize: GObject allocates
   // the instance, so its C++ member must be built and torn down by hand.
-  std::unique_ptr<yolo::gst::YoloElement> impl;
+  std::unique_ptr<yolo::gst::YoloLogic> impl;
 };

@@ -1,3 +1,4 @@
+// GObject glue for the `yoloanalytics` element; the logic is in yolo_analytics_logic.cpp.
 /**
  * SECTION:element-yoloanalytics
  * @title: yoloanalytics
@@ -28,13 +29,13 @@
 #include <new>
 #include <string>
 
-#include "analytics_element.h"
 #include "debug.h"
 #include "video_frames.h"
+#include "yolo_analytics_logic.h"
 
 namespace {
 
-using yolo::gst::AnalyticsElement;
+using yolo::gst::YoloAnalyticsLogic;
 
 enum { PROP_0, PROP_CONFIG, PROP_STREAM_ID, PROP_POST_MESSAGES, PROP_STATS };
 
@@ -52,7 +53,7 @@ GST_ELEMENT_REGISTER_DEFINE(yoloanalytics, "yoloanalytics", GST_RANK_NONE, GST_T
 
 namespace {
 
-AnalyticsElement& impl(gpointer object) {
+YoloAnalyticsLogic& impl(gpointer object) {
   return *GST_YOLO_ANALYTICS(object)->impl;
 }
 
@@ -231,7 +232,7 @@ static void gst_yolo_analytics_init(GstYoloAnalytics* self) {
   self->config = nullptr;
   self->stream_id = nullptr;
   self->post_messages = kDefaultPostMessages;
-  new (&self->impl) std::unique_ptr<AnalyticsElement>(
-      std::make_unique<AnalyticsElement>(GST_BASE_TRANSFORM(self)));
+  new (&self->impl) std::unique_ptr<YoloAnalyticsLogic>(
+      std::make_unique<YoloAnalyticsLogic>(GST_BASE_TRANSFORM(self)));
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -1,6 +1,7 @@
-// The `yoloanalytics` element: lines, zones and their events on the tracked detections (see
-// gst_yolo_analytics.cpp for the documentation gst-inspect-1.0 shows, and analytics_element.h
-// for the logic).
+// GObject glue for the `yoloanalytics` element; the logic is in yolo_analytics_logic.h.
+//
+// Lines, zones and their events on the tracked detections (gst_yolo_analytics.cpp has the
+// documentation gst-inspect-1.0 shows).
 #pragma once
 
 #include <gst/base/gstbasetransform.h>
@@ -17,7 +18,7 @@ GST_ELEMENT_REGISTER_DECLARE(yoloanalytics);
 G_END_DECLS
 
 namespace yolo::gst {
-class AnalyticsElement;  // the element's C++ state (analytics_element.h)
+class YoloAnalyticsLogic;  // the element's C++ state (yolo_analytics_logic.h)
 }
 
 struct _GstYoloAnalytics {
@@ -27,5 +28,5 @@ struct _GstYoloAnalytics {
   gchar* stream_id;
   gboolean post_messages;
   // Built in instance_init with placement new, torn down in finalize (GObject owns the memory).
-  std::unique_ptr<yolo::gst::AnalyticsElement> impl;
+  std::unique_ptr<yolo::gst::YoloAnalyticsLogic> impl;
 };

@@ -1,3 +1,5 @@
+// GObject glue for the `yolooverlay` element; it has no logic file: it draws with the shared
+// helpers video_frames.h, track_trails.h and analytics_drawing.h.
 /**
  * SECTION:element-yolooverlay
  * @title: yolooverlay

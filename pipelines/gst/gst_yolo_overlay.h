@@ -1,5 +1,8 @@
-// The `yolooverlay` element: draws the region-of-interest metas on raw video frames (see
-// gst_yolo_overlay.cpp for the element documentation that gst-inspect-1.0 shows).
+// GObject glue for the `yolooverlay` element; it has no logic file: it draws with the shared
+// helpers video_frames.h, track_trails.h and analytics_drawing.h.
+//
+// Draws the region-of-interest metas on raw video frames (gst_yolo_overlay.cpp has the element
+// documentation that gst-inspect-1.0 shows).
 #pragma once
 
 #include <gst/base/gstbasetransform.h>

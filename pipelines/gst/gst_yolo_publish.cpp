@@ -1,3 +1,4 @@
+// GObject glue for the `yolopublish` element; the logic is in yolo_publish_logic.cpp.
 /**
  * SECTION:element-yolopublish
  * @title: yolopublish
@@ -27,12 +28,12 @@
 #include <string>
 
 #include "debug.h"
-#include "publish_element.h"
 #include "video_frames.h"
+#include "yolo_publish_logic.h"
 
 namespace {
 
-using yolo::gst::PublishElement;
+using yolo::gst::YoloPublishLogic;
 
 enum {
   PROP_0,
@@ -65,7 +66,7 @@ GST_ELEMENT_REGISTER_DEFINE(yolopublish, "yolopublish", GST_RANK_NONE, GST_TYPE_
 
 namespace {
 
-PublishElement& impl(gpointer object) {
+YoloPublishLogic& impl(gpointer object) {
   return *GST_YOLO_PUBLISH(object)->impl;
 }
 
@@ -277,7 +278,7 @@ static void gst_yolo_publish_class_init(GstYoloPublishClass* klass) {
 static void gst_yolo_publish_init(GstYoloPublish* self) {
   new (&self->options) yolo::MqttOutputOptions();
   new (&self->stream_id) std::string();
-  new (&self->impl)
-      std::unique_ptr<PublishElement>(std::make_unique<PublishElement>(GST_BASE_TRANSFORM(self)));
+  new (&self->impl) std::unique_ptr<YoloPublishLogic>(
+      std::make_unique<YoloPublishLogic>(GST_BASE_TRANSFORM(self)));
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -1,6 +1,7 @@
-// The `yolopublish` element: a frame's analytics events and detections to an MQTT broker (see
-// gst_yolo_publish.cpp for the documentation gst-inspect-1.0 shows, and publish_element.h for the
-// logic).
+// GObject glue for the `yolopublish` element; the logic is in yolo_publish_logic.h.
+//
+// A frame's analytics events and detections to an MQTT broker (gst_yolo_publish.cpp has the
+// documentation gst-inspect-1.0 shows).
 #pragma once
 
 #include <gst/base/gstbasetransform.h>
@@ -19,7 +20,7 @@ GST_ELEMENT_REGISTER_DECLARE(yolopublish);
 G_END_DECLS
 
 namespace yolo::gst {
-class PublishElement;  // the element's C++ state (publish_element.h)
+class YoloPublishLogic;  // the element's C++ state (yolo_publish_logic.h)
 }
 
 struct _GstYoloPublish {
@@ -28,5 +29,5 @@ struct _GstYoloPublish {
   // Built in instance_init with placement new, torn down in finalize (GObject owns the memory).
   yolo::MqttOutputOptions options;
   std::string stream_id;
-  std::unique_ptr<yolo::gst::PublishElement> impl;
+  std::unique_ptr<yolo::gst::YoloPublishLogic> impl;
 };

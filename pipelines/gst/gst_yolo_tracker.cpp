@@ -1,3 +1,4 @@
+// GObject glue for the `yolotracker` element; the logic is in yolo_tracker_logic.cpp.
 /**
  * SECTION:element-yolotracker
  * @title: yolotracker
@@ -32,12 +33,12 @@
 #include <string>
 
 #include "debug.h"
-#include "tracker_element.h"
 #include "video_frames.h"
+#include "yolo_tracker_logic.h"
 
 namespace {
 
-using yolo::gst::TrackerElement;
+using yolo::gst::YoloTrackerLogic;
 
 enum { PROP_0, PROP_TRACKER, PROP_KEEP_UNTRACKED, PROP_STATS };
 
@@ -56,7 +57,7 @@ GST_ELEMENT_REGISTER_DEFINE(yolotracker, "yolotracker", GST_RANK_NONE, GST_TYPE_
 
 namespace {
 
-TrackerElement& impl(gpointer object) {
+YoloTrackerLogic& impl(gpointer object) {
   return *GST_YOLO_TRACKER(object)->impl;
 }
 
@@ -237,7 +238,7 @@ static void gst_yolo_tracker_class_init(GstYoloTrackerClass* klass) {
 static void gst_yolo_tracker_init(GstYoloTracker* self) {
   self->tracker = g_strdup(kDefaultTracker);
   self->keep_untracked = kDefaultKeepUntracked;
-  new (&self->impl)
-      std::unique_ptr<TrackerElement>(std::make_unique<TrackerElement>(GST_BASE_TRANSFORM(self)));
+  new (&self->impl) std::unique_ptr<YoloTrackerLogic>(
+      std::make_unique<YoloTrackerLogic>(GST_BASE_TRANSFORM(self)));
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

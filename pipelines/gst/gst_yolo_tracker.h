@@ -1,6 +1,7 @@
-// The `yolotracker` element: gives the `yolo` element's detections identities over time (see
-// gst_yolo_tracker.cpp for the element documentation that gst-inspect-1.0 shows, and
-// tracker_element.h for the logic).
+// GObject glue for the `yolotracker` element; the logic is in yolo_tracker_logic.h.
+//
+// Gives the `yolo` element's detections identities over time (gst_yolo_tracker.cpp has the
+// element documentation that gst-inspect-1.0 shows).
 #pragma once
 
 #include <gst/base/gstbasetransform.h>
@@ -17,7 +18,7 @@ GST_ELEMENT_REGISTER_DECLARE(yolotracker);
 G_END_DECLS
 
 namespace yolo::gst {
-class TrackerElement;  // the element's C++ state (tracker_element.h)
+class YoloTrackerLogic;  // the element's C++ state (yolo_tracker_logic.h)
 }
 
 struct _GstYoloTracker {
@@ -28,5 +29,5 @@ struct _GstYoloTracker {
   gboolean keep_untracked;
   // Constructed in instance_init with placement new, destroyed in finalize: GObject allocates
   // the instance, so its C++ member must be built and torn down by hand.
-  std::unique_ptr<yolo::gst::TrackerElement> impl;
+  std::unique_ptr<yolo::gst::YoloTrackerLogic> impl;
 };

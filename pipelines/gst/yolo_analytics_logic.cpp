@@ -1,4 +1,5 @@
-#include "analytics_element.h"
+// Logic of the `yoloanalytics` element, plain C++; the GObject glue is in gst_yolo_analytics.cpp.
+#include "yolo_analytics_logic.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -71,7 +72,7 @@ analytics::AnalyticsConfig load_stream_analytics(const std::string& path,
   return c;
 }
 
-bool AnalyticsElement::load(const std::string& config_path, const std::string& stream_id) {
+bool YoloAnalyticsLogic::load(const std::string& config_path, const std::string& stream_id) {
   stream_id_ = stream_id;
   if (config_path.empty()) {
     GST_ELEMENT_ERROR(element_, RESOURCE, NOT_FOUND, ("No analytics settings"),
@@ -90,7 +91,7 @@ bool AnalyticsElement::load(const std::string& config_path, const std::string& s
   }
 }
 
-bool AnalyticsElement::start() {
+bool YoloAnalyticsLogic::start() {
   if (!config_) return false;
   analytics_.emplace(stream_id_, *config_);
   placed_.reset();
@@ -105,12 +106,12 @@ bool AnalyticsElement::start() {
   return true;
 }
 
-void AnalyticsElement::stop() {
+void YoloAnalyticsLogic::stop() {
   analytics_.reset();
   have_caps_ = false;
 }
 
-bool AnalyticsElement::set_caps(GstCaps* caps) {
+bool YoloAnalyticsLogic::set_caps(GstCaps* caps) {
   GstVideoInfo info;
   if (!gst_video_info_from_caps(&info, caps)) return false;
   try {
@@ -128,7 +129,7 @@ bool AnalyticsElement::set_caps(GstCaps* caps) {
   return true;
 }
 
-void AnalyticsElement::on_event(GstEvent* event) {
+void YoloAnalyticsLogic::on_event(GstEvent* event) {
   if (!resets_.starts_over(event) || !analytics_) return;
   analytics::AnalyticsFrame at;
   at.wall_time = std::chrono::system_clock::now();
@@ -139,7 +140,7 @@ void AnalyticsElement::on_event(GstEvent* event) {
   GST_OBJECT_UNLOCK(element_);
 }
 
-GstFlowReturn AnalyticsElement::process(GstBuffer* buffer, bool post_messages) {
+GstFlowReturn YoloAnalyticsLogic::process(GstBuffer* buffer, bool post_messages) {
   if (!analytics_ || !have_caps_) return GST_FLOW_NOT_NEGOTIATED;
   GST_OBJECT_LOCK(element_);
   ++stats_.frames;
@@ -191,7 +192,7 @@ GstFlowReturn AnalyticsElement::process(GstBuffer* buffer, bool post_messages) {
   return GST_FLOW_OK;
 }
 
-GstStructure* AnalyticsElement::stats_structure() const {
+GstStructure* YoloAnalyticsLogic::stats_structure() const {
   GST_OBJECT_LOCK(element_);
   const AnalyticsStats s = stats_;
   GST_OBJECT_UNLOCK(element_);

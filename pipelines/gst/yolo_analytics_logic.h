@@ -1,5 +1,6 @@
-// The `yoloanalytics` element's state and streaming logic (the GObject glue is
-// gst_yolo_analytics.cpp; docs/gst-yolo.md describes the element).
+// Logic of the `yoloanalytics` element, plain C++; the GObject glue is in gst_yolo_analytics.cpp.
+//
+// The element's state and streaming work (docs/gst-yolo.md describes the element).
 //
 // After yolotracker: per frame, the tracked detections (ROI metas with a track id, exact boxes)
 // go through the stream's analytics (yolo/analytics/stream_analytics.h); the frame gets a
@@ -36,11 +37,11 @@ struct AnalyticsStats {
   uint64_t resets = 0;
 };
 
-class AnalyticsElement {
+class YoloAnalyticsLogic {
  public:
-  explicit AnalyticsElement(GstBaseTransform* element) : element_(element) {}
-  AnalyticsElement(const AnalyticsElement&) = delete;
-  AnalyticsElement& operator=(const AnalyticsElement&) = delete;
+  explicit YoloAnalyticsLogic(GstBaseTransform* element) : element_(element) {}
+  YoloAnalyticsLogic(const YoloAnalyticsLogic&) = delete;
+  YoloAnalyticsLogic& operator=(const YoloAnalyticsLogic&) = delete;
 
   // NULL -> READY: reads the settings. A problem posts an element error that names the file and
   // the key, and returns false.

@@ -1,4 +1,5 @@
-#include "yolo_element.h"
+// Logic of the `yolo` element, plain C++; the GObject glue is in gst_yolo.cpp.
+#include "yolo_logic.h"
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -52,21 +53,21 @@ std::vector<int> parse_classes(const std::string& text, const std::map<int, std:
 
 }  // namespace
 
-YoloElement::~YoloElement() {
+YoloLogic::~YoloLogic() {
   stop();
 }
 
-ElementSettings YoloElement::settings() const {
+ElementSettings YoloLogic::settings() const {
   std::lock_guard<std::mutex> lock(settings_mutex_);
   return settings_;
 }
 
-void YoloElement::update_settings(const std::function<void(ElementSettings&)>& change) {
+void YoloLogic::update_settings(const std::function<void(ElementSettings&)>& change) {
   std::lock_guard<std::mutex> lock(settings_mutex_);
   change(settings_);
 }
 
-bool YoloElement::start() {
+bool YoloLogic::start() {
   const ElementSettings s = settings();
   if (s.model.empty()) {
     GST_ELEMENT_ERROR(element_, RESOURCE, NOT_FOUND, ("No model set"),
@@ -111,7 +112,7 @@ bool YoloElement::start() {
     pending_.clear();
   }
   last_detections_.clear();
-  output_thread_ = std::thread(&YoloElement::output_loop, this);
+  output_thread_ = std::thread(&YoloLogic::output_loop, this);
   announce(Readiness::kWaitingForFrames, model_->label());
   GST_INFO_OBJECT(element_, "model '%s' (%s) on %s, %lldx%lld input, stream '%s'", s.model.c_str(),
                   model_->label().c_str(), engine.device().str().c_str(),
@@ -120,7 +121,7 @@ bool YoloElement::start() {
   return true;
 }
 
-bool YoloElement::load_model(const ElementSettings& s) {
+bool YoloLogic::load_model(const ElementSettings& s) {
   InstanceOptions io;
   io.model = s.model;
   io.device = s.device;
@@ -150,7 +151,7 @@ bool YoloElement::load_model(const ElementSettings& s) {
   return true;
 }
 
-bool YoloElement::start_http(const ElementSettings& s) {
+bool YoloLogic::start_http(const ElementSettings& s) {
   if (s.http_port == 0) return true;
   try {
     http_ =
@@ -168,7 +169,7 @@ bool YoloElement::start_http(const ElementSettings& s) {
   }
 }
 
-void YoloElement::stop_http() {
+void YoloLogic::stop_http() {
   batcher_metrics_.reset();  // before the batcher it reads
   if (http_) {
     http_->metrics().remove_stream(stream_id_);
@@ -177,7 +178,7 @@ void YoloElement::stop_http() {
   http_.reset();
 }
 
-void YoloElement::announce(Readiness state, const std::string& detail) {
+void YoloLogic::announce(Readiness state, const std::string& detail) {
   if (http_) http_->readiness().set(stream_id_, state, detail);
   // Also on the bus, for applications that run the pipeline (yolo-monitor shows it per stream).
   GstStructure* status = gst_structure_new(
@@ -187,7 +188,7 @@ void YoloElement::announce(Readiness state, const std::string& detail) {
                            gst_message_new_element(GST_OBJECT(element_), status));
 }
 
-bool YoloElement::stop() {
+bool YoloLogic::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
@@ -206,7 +207,7 @@ bool YoloElement::stop() {
   return true;
 }
 
-void YoloElement::release_model() {
+void YoloLogic::release_model() {
   std::shared_ptr<ModelInstance> model;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -216,7 +217,7 @@ void YoloElement::release_model() {
   producer_ = -1;
 }
 
-bool YoloElement::set_caps(GstCaps* caps) {
+bool YoloLogic::set_caps(GstCaps* caps) {
   GstVideoInfo info;
   if (!gst_video_info_from_caps(&info, caps)) {
     GST_WARNING_OBJECT(element_, "caps %" GST_PTR_FORMAT " are not raw video",
@@ -234,7 +235,7 @@ bool YoloElement::set_caps(GstCaps* caps) {
   return true;
 }
 
-bool YoloElement::should_infer(GstBuffer* buffer, guint64 frame, const ElementSettings& s) {
+bool YoloLogic::should_infer(GstBuffer* buffer, guint64 frame, const ElementSettings& s) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (frame % std::max(1u, s.inference_interval) != 0) {
     ++stats_.skipped_interval;
@@ -252,7 +253,7 @@ bool YoloElement::should_infer(GstBuffer* buffer, guint64 frame, const ElementSe
   return true;
 }
 
-GstFlowReturn YoloElement::submit(GstBuffer* raw) {
+GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   BufferPtr buffer(raw);
   const ElementSettings s = settings();
   if (!have_caps_ || !model_) return GST_FLOW_NOT_NEGOTIATED;
@@ -308,7 +309,7 @@ GstFlowReturn YoloElement::submit(GstBuffer* raw) {
   return GST_FLOW_OK;
 }
 
-bool YoloElement::drain() {
+bool YoloLogic::drain() {
   std::unique_lock<std::mutex> lock(mutex_);
   const auto drained = [&] {
     return flushing_ || stopping_ || last_flow_ != GST_FLOW_OK ||
@@ -325,7 +326,7 @@ bool YoloElement::drain() {
   return !flushing_;
 }
 
-void YoloElement::flush_start() {
+void YoloLogic::flush_start() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     flushing_ = true;
@@ -334,7 +335,7 @@ void YoloElement::flush_start() {
   cv_.notify_all();
 }
 
-void YoloElement::flush_stop() {
+void YoloLogic::flush_stop() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
     cv_.wait(lock, [&] { return in_progress_ == 0 || stopping_; });
@@ -346,7 +347,7 @@ void YoloElement::flush_stop() {
   cv_.notify_all();
 }
 
-void YoloElement::on_qos(GstClockTimeDiff diff, GstClockTime timestamp) {
+void YoloLogic::on_qos(GstClockTimeDiff diff, GstClockTime timestamp) {
   std::lock_guard<std::mutex> lock(mutex_);
   // As GstBaseTransform: frames whose running time is before timestamp + diff are late.
   if (diff > 0 || static_cast<GstClockTimeDiff>(timestamp) + diff > 0)
@@ -355,7 +356,7 @@ void YoloElement::on_qos(GstClockTimeDiff diff, GstClockTime timestamp) {
     qos_earliest_ = GST_CLOCK_TIME_NONE;
 }
 
-GstClockTime YoloElement::added_latency() const {
+GstClockTime YoloLogic::added_latency() const {
   // Queries come from any thread: read the running model under the lock (start/stop swap it).
   std::shared_ptr<ModelInstance> model;
   {
@@ -369,7 +370,7 @@ GstClockTime YoloElement::added_latency() const {
   return batch > 1 ? timeout_us * GST_USECOND : 0;
 }
 
-GstStructure* YoloElement::stats_structure() const {
+GstStructure* YoloLogic::stats_structure() const {
   ElementStats e;
   std::shared_ptr<ModelInstance> model;
   {
@@ -387,8 +388,8 @@ GstStructure* YoloElement::stats_structure() const {
       m.largest_batch, "model-swaps", G_TYPE_UINT64, m.swaps, nullptr);
 }
 
-NmsOptions YoloElement::nms_options(const ElementSettings& s,
-                                    const std::map<int, std::string>& names) const {
+NmsOptions YoloLogic::nms_options(const ElementSettings& s,
+                                  const std::map<int, std::string>& names) const {
   NmsOptions o;
   o.conf = static_cast<float>(s.conf_threshold);
   o.iou = static_cast<float>(s.iou_threshold);
@@ -401,7 +402,7 @@ NmsOptions YoloElement::nms_options(const ElementSettings& s,
   return o;
 }
 
-void YoloElement::output_loop() {
+void YoloLogic::output_loop() {
   for (;;) {
     Pending p;
     {
@@ -422,8 +423,8 @@ void YoloElement::output_loop() {
   }
 }
 
-std::optional<std::vector<Detection>> YoloElement::wait_detections(Pending& p,
-                                                                   const ElementSettings& s) {
+std::optional<std::vector<Detection>> YoloLogic::wait_detections(Pending& p,
+                                                                 const ElementSettings& s) {
   // Bounded waits so that flushing and stopping are noticed promptly; the batcher itself always
   // completes the future within batch-timeout plus one model call.
   while (p.result.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
@@ -453,7 +454,7 @@ std::optional<std::vector<Detection>> YoloElement::wait_detections(Pending& p,
   }
 }
 
-GstFlowReturn YoloElement::finish(Pending& p, const ElementSettings& s) {
+GstFlowReturn YoloLogic::finish(Pending& p, const ElementSettings& s) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (flushing_) return GST_FLOW_FLUSHING;
@@ -493,8 +494,8 @@ GstFlowReturn YoloElement::finish(Pending& p, const ElementSettings& s) {
   return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(element_), p.buffer.release());
 }
 
-void YoloElement::publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
-                          const ElementSettings& s) {
+void YoloLogic::publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
+                        const ElementSettings& s) {
   if (!handed_off_) {
     publisher_->publish(buffer, p.info, p.format, p.frame, detections,
                         {s.snapshot_interval_ms, s.post_messages});
@@ -502,7 +503,7 @@ void YoloElement::publish(Pending& p, GstBuffer* buffer, const std::vector<Detec
   if (http_) http_->metrics().frame_done(stream_id_, Clock::now() - p.arrived);
 }
 
-void YoloElement::offer_publishing(const ElementSettings& s) {
+void YoloLogic::offer_publishing(const ElementSettings& s) {
   handoff_offered_ = true;
   if (!http_ && !s.post_messages) return;  // nothing to hand over
   PublishHandoff offer;

@@ -1,4 +1,6 @@
-// The `yolo` element's state and streaming logic (the GObject glue is gst_yolo.cpp).
+// Logic of the `yolo` element, plain C++; the GObject glue is in gst_yolo.cpp.
+//
+// The element's state and streaming work.
 //
 // Data flow. The streaming thread (submit_input_buffer) maps each frame, preprocesses it on the
 // model's device (letterbox, colour conversion, normalisation: device_preprocess.h), submits it
@@ -67,12 +69,12 @@ struct ElementStats {
   uint64_t dropped_by_batcher = 0;
 };
 
-class YoloElement {
+class YoloLogic {
  public:
-  explicit YoloElement(GstBaseTransform* element) : element_(element) {}
-  ~YoloElement();
-  YoloElement(const YoloElement&) = delete;
-  YoloElement& operator=(const YoloElement&) = delete;
+  explicit YoloLogic(GstBaseTransform* element) : element_(element) {}
+  ~YoloLogic();
+  YoloLogic(const YoloLogic&) = delete;
+  YoloLogic& operator=(const YoloLogic&) = delete;
 
   // Properties: copies under the settings lock, readable from any thread.
   ElementSettings settings() const;

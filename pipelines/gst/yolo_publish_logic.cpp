@@ -1,4 +1,5 @@
-#include "publish_element.h"
+// Logic of the `yolopublish` element, plain C++; the GObject glue is in gst_yolo_publish.cpp.
+#include "yolo_publish_logic.h"
 
 #include <nlohmann/json.hpp>
 
@@ -12,7 +13,7 @@
 
 namespace yolo::gst {
 
-bool PublishElement::start(const MqttOutputOptions& options, const std::string& stream_id) {
+bool YoloPublishLogic::start(const MqttOutputOptions& options, const std::string& stream_id) {
   if (options.url.empty()) {
     GST_ELEMENT_ERROR(element_, RESOURCE, SETTINGS, ("No broker to publish to"),
                       ("set url=mqtt://host[:port] (or mqtts://)"));
@@ -33,7 +34,7 @@ bool PublishElement::start(const MqttOutputOptions& options, const std::string& 
   return true;
 }
 
-void PublishElement::stop() {
+void YoloPublishLogic::stop() {
   std::unique_ptr<MqttOutput> output;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -43,7 +44,7 @@ void PublishElement::stop() {
     GST_WARNING_OBJECT(element_, "messages still buffered at stop are dropped");
 }
 
-bool PublishElement::set_caps(GstCaps* caps) {
+bool YoloPublishLogic::set_caps(GstCaps* caps) {
   GstVideoInfo info;
   if (!gst_video_info_from_caps(&info, caps)) return false;
   info_ = info;
@@ -51,7 +52,7 @@ bool PublishElement::set_caps(GstCaps* caps) {
   return true;
 }
 
-GstFlowReturn PublishElement::process(GstBuffer* buffer) {
+GstFlowReturn YoloPublishLogic::process(GstBuffer* buffer) {
   if (!have_caps_) return GST_FLOW_NOT_NEGOTIATED;
   MqttOutput* output = output_.get();  // set before streaming starts, reset after it stops
   if (!output) return GST_FLOW_OK;
@@ -77,7 +78,7 @@ GstFlowReturn PublishElement::process(GstBuffer* buffer) {
   return GST_FLOW_OK;
 }
 
-GstStructure* PublishElement::stats_structure() const {
+GstStructure* YoloPublishLogic::stats_structure() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!output_)
     return gst_structure_new("yolopublish-stats", "state", G_TYPE_STRING, "stopped", "connected",

@@ -1,5 +1,6 @@
-// The `yolopublish` element's state and streaming logic (the GObject glue is
-// gst_yolo_publish.cpp; docs/gst-yolo.md describes the element).
+// Logic of the `yolopublish` element, plain C++; the GObject glue is in gst_yolo_publish.cpp.
+//
+// The element's state and streaming work (docs/gst-yolo.md describes the element).
 //
 // A pass-through sink-side step: per frame it publishes, through yolo::MqttOutput (bounded
 // buffer, reconnects, at-least-once QoS 1; yolo/serving/mqtt_output.h), the events of the
@@ -20,11 +21,11 @@
 
 namespace yolo::gst {
 
-class PublishElement {
+class YoloPublishLogic {
  public:
-  explicit PublishElement(GstBaseTransform* element) : element_(element) {}
-  PublishElement(const PublishElement&) = delete;
-  PublishElement& operator=(const PublishElement&) = delete;
+  explicit YoloPublishLogic(GstBaseTransform* element) : element_(element) {}
+  YoloPublishLogic(const YoloPublishLogic&) = delete;
+  YoloPublishLogic& operator=(const YoloPublishLogic&) = delete;
 
   // READY -> PAUSED: connects (in the background). Bad settings post an element error naming the
   // property and return false. `stream_id` names detections when no analytics meta does.

@@ -1,4 +1,5 @@
-#include "tracker_element.h"
+// Logic of the `yolotracker` element, plain C++; the GObject glue is in gst_yolo_tracker.cpp.
+#include "yolo_tracker_logic.h"
 
 #include <gst/video/gstvideometa.h>
 
@@ -25,7 +26,7 @@ gboolean remove_listed(GstBuffer*, GstMeta** meta, gpointer listed) {
 
 }  // namespace
 
-bool TrackerElement::load(const std::string& tracker) {
+bool YoloTrackerLogic::load(const std::string& tracker) {
   try {
     config_ = tracking::load_tracker_config(tracker);
     config_name_ = tracker;
@@ -40,7 +41,7 @@ bool TrackerElement::load(const std::string& tracker) {
   }
 }
 
-bool TrackerElement::start(const std::string& tracker) {
+bool YoloTrackerLogic::start(const std::string& tracker) {
   if ((!config_ || config_name_ != tracker) && !load(tracker)) return false;
   tracker_.emplace(*config_);
   needs_frame_ = config_->type == tracking::TrackerType::kBotSort &&
@@ -53,14 +54,14 @@ bool TrackerElement::start(const std::string& tracker) {
   return true;
 }
 
-void TrackerElement::stop() {
+void YoloTrackerLogic::stop() {
   tracker_.reset();
   have_caps_ = false;
   publisher_.reset();
   unmarked_frames_ = 0;
 }
 
-bool TrackerElement::take_over_publishing(GstQuery* query) {
+bool YoloTrackerLogic::take_over_publishing(GstQuery* query) {
   const std::optional<PublishHandoff> h = parse_handoff(query);
   if (!h || !tracker_) return false;
   // A second offer while holding one: the same stream's `yolo` element started again (take it
@@ -85,7 +86,7 @@ bool TrackerElement::take_over_publishing(GstQuery* query) {
   return true;
 }
 
-bool TrackerElement::set_caps(GstCaps* caps) {
+bool YoloTrackerLogic::set_caps(GstCaps* caps) {
   GstVideoInfo info;
   if (!gst_video_info_from_caps(&info, caps)) return false;
   const auto format = pixel_format_of(GST_VIDEO_INFO_FORMAT(&info));
@@ -96,7 +97,7 @@ bool TrackerElement::set_caps(GstCaps* caps) {
   return true;
 }
 
-void TrackerElement::on_event(GstEvent* event) {
+void YoloTrackerLogic::on_event(GstEvent* event) {
   if (!resets_.starts_over(event) || !tracker_) return;
   tracker_->reset();
   GST_DEBUG_OBJECT(element_, "%s: track ids start again at 1", GST_EVENT_TYPE_NAME(event));
@@ -107,7 +108,7 @@ void TrackerElement::on_event(GstEvent* event) {
   });
 }
 
-TrackerElement::Regions TrackerElement::collect(GstBuffer* buffer) const {
+YoloTrackerLogic::Regions YoloTrackerLogic::collect(GstBuffer* buffer) const {
   Regions r;
   gpointer state = nullptr;
   while (GstMeta* m = gst_buffer_iterate_meta_filtered(
@@ -121,7 +122,7 @@ TrackerElement::Regions TrackerElement::collect(GstBuffer* buffer) const {
   return r;
 }
 
-std::vector<Track> TrackerElement::update(GstBuffer* buffer, const Regions& regions) {
+std::vector<Track> YoloTrackerLogic::update(GstBuffer* buffer, const Regions& regions) {
   if (!needs_frame_) return tracker_->update(regions.detections);
   const MappedFrame mapped(&info_, buffer, GST_MAP_READ);
   if (!mapped.mapped) {
@@ -134,8 +135,8 @@ std::vector<Track> TrackerElement::update(GstBuffer* buffer, const Regions& regi
   return tracker_->update(regions.detections, &grey);
 }
 
-uint64_t TrackerElement::apply(GstBuffer* buffer, const Regions& regions,
-                               const std::vector<Track>& tracks, bool keep_untracked) const {
+uint64_t YoloTrackerLogic::apply(GstBuffer* buffer, const Regions& regions,
+                                 const std::vector<Track>& tracks, bool keep_untracked) const {
   std::vector<const Track*> track_of(regions.metas.size(), nullptr);
   for (const Track& t : tracks) {
     if (t.detection_index >= 0 && static_cast<size_t>(t.detection_index) < track_of.size())
@@ -162,7 +163,7 @@ uint64_t TrackerElement::apply(GstBuffer* buffer, const Regions& regions,
   return untracked.size();
 }
 
-GstFlowReturn TrackerElement::process(GstBuffer* buffer, bool keep_untracked) {
+GstFlowReturn YoloTrackerLogic::process(GstBuffer* buffer, bool keep_untracked) {
   if (!tracker_ || !have_caps_) return GST_FLOW_NOT_NEGOTIATED;
   const std::optional<bool> inferred = inference_mark(buffer);
   if (inferred && !*inferred) {
@@ -201,13 +202,13 @@ GstFlowReturn TrackerElement::process(GstBuffer* buffer, bool keep_untracked) {
   return GST_FLOW_OK;
 }
 
-void TrackerElement::count(const std::function<void(TrackerStats&)>& change) {
+void YoloTrackerLogic::count(const std::function<void(TrackerStats&)>& change) {
   GST_OBJECT_LOCK(element_);
   change(stats_);
   GST_OBJECT_UNLOCK(element_);
 }
 
-GstStructure* TrackerElement::stats_structure() const {
+GstStructure* YoloTrackerLogic::stats_structure() const {
   GST_OBJECT_LOCK(element_);
   const TrackerStats s = stats_;
   GST_OBJECT_UNLOCK(element_);

@@ -1,5 +1,6 @@
-// The `yolotracker` element's state and streaming logic (the GObject glue is gst_yolo_tracker.cpp;
-// docs/gst-yolo.md describes the element).
+// Logic of the `yolotracker` element, plain C++; the GObject glue is in gst_yolo_tracker.cpp.
+//
+// The element's state and streaming work (docs/gst-yolo.md describes the element).
 //
 // One tracker (yolo/tracking/tracker.h: ByteTrack or BoT-SORT as Ultralytics runs them) per
 // element instance, so each branch of a multi-camera pipeline has its own ids. Per frame, on the
@@ -56,11 +57,11 @@ struct TrackerStats {
   uint64_t resets = 0;              // new runs of ids (IdResetRule)
 };
 
-class TrackerElement {
+class YoloTrackerLogic {
  public:
-  explicit TrackerElement(GstBaseTransform* element) : element_(element) {}
-  TrackerElement(const TrackerElement&) = delete;
-  TrackerElement& operator=(const TrackerElement&) = delete;
+  explicit YoloTrackerLogic(GstBaseTransform* element) : element_(element) {}
+  YoloTrackerLogic(const YoloTrackerLogic&) = delete;
+  YoloTrackerLogic& operator=(const YoloTrackerLogic&) = delete;
 
   // Reads the tracker settings (a built-in name or a YAML path). A problem posts an element error
   // with the library's message (it names the file and the key) and returns false.

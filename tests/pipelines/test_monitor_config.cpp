@@ -4,9 +4,10 @@
 
 #include <algorithm>
 #include <string>
+#include <variant>
 
 #include "test_files.h"
-#include "yolo/monitor/inference_fragment.h"
+#include "yolo/monitor/inference_elements.h"
 #include "yolo/monitor/monitor_config.h"
 
 using yolo::monitor::ConfigError;
@@ -27,6 +28,18 @@ std::vector<ConfigProblem> problems_of(const std::string& yaml) {
   }
   ADD_FAILURE() << "parsed, but should not have:\n" << yaml;
   return {};
+}
+
+// A property of an inference element as the element gets it; a failure when it is not set or has
+// another type.
+template <typename T>
+T property(const yolo::monitor::ElementSpec& element, const std::string& name) {
+  const yolo::monitor::ElementSpec::Value* value = element.find(name);
+  if (!value || !std::holds_alternative<T>(*value)) {
+    ADD_FAILURE() << element.factory << " has no " << name << " of the expected type";
+    return T{};
+  }
+  return std::get<T>(*value);
 }
 
 // The message of the problem at `path`, or "" when none is reported there.
@@ -307,12 +320,14 @@ streams:
   EXPECT_EQ(b.tracker, "botsort.yaml");
   EXPECT_EQ(off.tracker, "");
   EXPECT_EQ(yolo::monitor::to_json(c.streams[1])["tracker"], "botsort.yaml");
-  const std::string tracked = yolo::monitor::yolo_fragment(c.streams[0], a, c.batching);
-  EXPECT_NE(tracked.find("! yolotracker name=tracker tracker=\"bytetrack.yaml\""),
-            std::string::npos)
-      << tracked;
-  EXPECT_EQ(yolo::monitor::yolo_fragment(c.streams[2], off, c.batching).find("yolotracker"),
-            std::string::npos);
+  const auto tracked = yolo::monitor::inference_elements(c.streams[0], a, c.batching);
+  ASSERT_EQ(tracked.size(), 2u);
+  EXPECT_EQ(tracked[1].factory, "yolotracker");
+  EXPECT_EQ(tracked[1].name, "tracker");
+  EXPECT_EQ(property<std::string>(tracked[1], "tracker"), "bytetrack.yaml");
+  const auto untracked = yolo::monitor::inference_elements(c.streams[2], off, c.batching);
+  ASSERT_EQ(untracked.size(), 1u);
+  EXPECT_EQ(untracked[0].factory, "yolo");
 
   const auto ps = problems_of("model: m.pt\ntracker: bytetrak.yaml\nstreams: []\n");
   EXPECT_NE(problem_at(ps, "tracker").find("did you mean bytetrack.yaml"), std::string::npos);
@@ -333,17 +348,65 @@ streams:
                                        "test.yaml");
   const auto a = yolo::monitor::resolve(c.streams[0], c);
   const auto b = yolo::monitor::resolve(c.streams[1], c);
-  EXPECT_NE(yolo::monitor::yolo_fragment(c.streams[0], a, c.batching).find(" bf16=false"),
-            std::string::npos);
-  EXPECT_NE(yolo::monitor::yolo_fragment(c.streams[1], b, c.batching).find(" bf16=true"),
-            std::string::npos);
+  const auto bf16 = [&](size_t i, const yolo::monitor::InferenceSettings& s) {
+    return property<std::string>(
+        yolo::monitor::inference_elements(c.streams[i], s, c.batching).at(0), "bf16");
+  };
+  EXPECT_EQ(bf16(0, a), "false");
+  EXPECT_EQ(bf16(1, b), "true");
   EXPECT_NE(yolo::monitor::model_instance_id(a), yolo::monitor::model_instance_id(b));
   EXPECT_EQ(yolo::monitor::to_json(c.streams[1])["bf16"], true);
   const MonitorConfig unset =
       parse_config("model: m.torchscript\nstreams: [{id: a, uri: /a.mp4}]\n", "test.yaml");
-  EXPECT_NE(yolo::monitor::yolo_fragment(
-                unset.streams[0], yolo::monitor::resolve(unset.streams[0], unset), unset.batching)
-                .find(" bf16=auto"),
-            std::string::npos);
+  EXPECT_EQ(
+      property<std::string>(
+          yolo::monitor::inference_elements(
+              unset.streams[0], yolo::monitor::resolve(unset.streams[0], unset), unset.batching)
+              .at(0),
+          "bf16"),
+      "auto");
   EXPECT_FALSE(problem_at(problems_of("model: m.pt\nbf16: maybe\nstreams: []\n"), "bf16").empty());
+}
+
+// The stream's resolved settings reach the `yolo` element as typed values, exactly as
+// configured: a model path with quotes, spaces and "!" is one string (nothing to escape), the
+// thresholds are doubles, the counts the element's guint, batch_timeout in microseconds.
+TEST(MonitorConfig, InferenceElementsCarryTypedSettings) {
+  const MonitorConfig c = parse_config(R"(
+model: 'models/my "best" ! run.pt'
+device: cpu
+conf: 0.3
+iou: 0.5
+classes: [0, 2]
+inference_interval: 3
+batching: {batch_size: 4, batch_timeout: 15ms}
+streams:
+  - {id: cam-1, uri: /v/a.mp4}
+)",
+                                       "test.yaml");
+  const auto settings = yolo::monitor::resolve(c.streams[0], c);
+  const auto elements = yolo::monitor::inference_elements(c.streams[0], settings, c.batching);
+  ASSERT_EQ(elements.size(), 1u);
+  const yolo::monitor::ElementSpec& e = elements[0];
+  EXPECT_EQ(e.factory, "yolo");
+  EXPECT_EQ(e.name, "yolo");
+  EXPECT_EQ(property<std::string>(e, "model"), "models/my \"best\" ! run.pt");
+  EXPECT_EQ(property<std::string>(e, "device"), "cpu");
+  EXPECT_EQ(property<double>(e, "conf-threshold"), 0.3);
+  EXPECT_EQ(property<double>(e, "iou-threshold"), 0.5);
+  EXPECT_EQ(property<std::string>(e, "classes"), "0,2");
+  EXPECT_EQ(property<unsigned>(e, "inference-interval"), 3u);
+  EXPECT_EQ(property<unsigned>(e, "batch-size"), 4u);
+  EXPECT_EQ(property<unsigned>(e, "batch-timeout"), 15000u);
+  EXPECT_EQ(property<std::string>(e, "stream-id"), "cam-1");
+  EXPECT_EQ(property<std::string>(e, "model-instance-id"),
+            yolo::monitor::model_instance_id(settings));
+  EXPECT_EQ(property<int>(e, "http-port"), 0);  // the service serves results itself
+  EXPECT_EQ(property<unsigned>(e, "snapshot-interval"), 0u);
+  // The text form, for logs and gst-launch-1.0, quotes what the parser needs quoted.
+  const std::string text = yolo::monitor::to_launch_text(elements);
+  EXPECT_EQ(text.rfind("yolo name=\"yolo\" model=\"models/my \\\"best\\\" ! run.pt\" ", 0), 0u)
+      << text;
+  EXPECT_NE(text.find(" conf-threshold=0.3 iou-threshold=0.5 classes=\"0,2\""), std::string::npos)
+      << text;
 }

@@ -80,7 +80,7 @@ streams:
       [&](const yolo::monitor::StreamConfig& s, const yolo::monitor::InferenceSettings& settings) {
         std::lock_guard<std::mutex> lock(fragments_mutex);
         fragments.push_back(s.id + ":" + settings.model);
-        return std::string("identity");
+        return std::vector<yolo::monitor::ElementSpec>{{"identity", "", {}}};
       },
       yolo::monitor::SystemdNotifier(notify_path));
   EXPECT_EQ(notifications().count("READY=1"), 1u);
@@ -188,7 +188,9 @@ TEST(MonitorService, StartupFailuresLeaveNothingRunning) {
   auto config = yolo::monitor::parse_config("model: m.pt\nhttp: {port: 0}\nstate_file: \"" +
                                             (dir.path / "streams.json").string() +
                                             "\"\nstreams: [{id: a, uri: /x.mp4}]\n");
-  const auto identity = [](const auto&, const auto&) { return std::string("identity"); };
+  const auto identity = [](const auto&, const auto&) {
+    return std::vector<yolo::monitor::ElementSpec>{{"identity", "", {}}};
+  };
   EXPECT_THROW(yolo::monitor::MonitorService(config, identity), yolo::monitor::ConfigError);
   config.state_file.clear();
   config.http.bind = "192.0.2.1";  // not an address of this machine

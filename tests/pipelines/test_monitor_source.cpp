@@ -1,13 +1,17 @@
 // The monitor's pipeline descriptions: the media library's source (whose strings per uri kind
 // tests/media checks) with the monitor's tail, and every kind parses with gst_parse_launch into a
-// pipeline that has the appsink the supervisor looks for.
+// pipeline that has the appsink the supervisor looks for. The inference elements are made from
+// typed settings: values reach the element unchanged, and what it cannot take is named.
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "yolo/monitor/pipeline_description.h"
 
+using yolo::monitor::ElementSpec;
 using yolo::monitor::SourceKind;
 using yolo::monitor::StreamConfig;
 
@@ -67,4 +71,72 @@ TEST_F(SourceDescription, EveryKindParses) {
     expect_parses(yolo::monitor::pipeline_description(stream(uri), {}, "identity name=infer"));
     expect_parses(yolo::monitor::pipeline_description(stream(uri), {}, ""));
   }
+}
+
+// A StreamPipeline parses the description without inference; its printed description has the
+// inference's text in front of the appsink, and two pipelines differ when their inference does.
+TEST_F(SourceDescription, StreamPipelineKeepsTheInferenceTyped) {
+  const StreamConfig s = stream("rtsp://cam/x");
+  const std::vector<ElementSpec> inference = {{"identity", "infer", {{"silent", true}}}};
+  const auto p = yolo::monitor::stream_pipeline(s, {}, inference);
+  EXPECT_EQ(p.launch, yolo::monitor::pipeline_description(s, {}, ""));
+  EXPECT_EQ(p.inference, inference);
+  EXPECT_EQ(p.description,
+            yolo::monitor::pipeline_description(s, {}, "identity name=\"infer\" silent=true"));
+  expect_parses(p.description);
+  EXPECT_EQ(p, yolo::monitor::stream_pipeline(s, {}, inference));
+  EXPECT_NE(p, yolo::monitor::stream_pipeline(s, {}, {{"identity", "infer", {{"silent", false}}}}));
+  const yolo::monitor::StreamPipeline text_only(std::string("videotestsrc ! appsink name=sink"));
+  EXPECT_EQ(text_only.description, text_only.launch);
+  EXPECT_TRUE(text_only.inference.empty());
+}
+
+// Typed values reach the instance as they are: a string with quotes, spaces and "!" needs no
+// escaping; an int becomes the property's guint, a double its gfloat.
+TEST_F(SourceDescription, MakeElementSetsTypedProperties) {
+  const std::string path = "/tmp/weird \"name\" ! x.mp4";
+  std::string error;
+  auto src = yolo::monitor::make_element({"filesrc", "src", {{"location", path}}}, error);
+  ASSERT_TRUE(src) << error;
+  gchar* location = nullptr;
+  g_object_get(src.get(), "location", &location, nullptr);
+  EXPECT_EQ(std::string(location ? location : ""), path);
+  g_free(location);
+  EXPECT_STREQ(GST_ELEMENT_NAME(src.get()), "src");
+
+  auto identity = yolo::monitor::make_element(
+      {"identity", "", {{"sleep-time", 5u}, {"datarate", 3}, {"drop-probability", 0.5}}}, error);
+  ASSERT_TRUE(identity) << error;
+  guint sleep_time = 0;
+  gint datarate = 0;
+  gfloat drop = 0;
+  g_object_get(identity.get(), "sleep-time", &sleep_time, "datarate", &datarate, "drop-probability",
+               &drop, nullptr);
+  EXPECT_EQ(sleep_time, 5u);
+  EXPECT_EQ(datarate, 3);
+  EXPECT_FLOAT_EQ(drop, 0.5f);
+  auto queue = yolo::monitor::make_element({"queue", "", {{"max-size-buffers", 2}}}, error);
+  ASSERT_TRUE(queue) << error;
+  guint buffers = 0;
+  g_object_get(queue.get(), "max-size-buffers", &buffers, nullptr);
+  EXPECT_EQ(buffers, 2u);
+}
+
+// What an element cannot take is an error naming it, and no element is returned.
+TEST_F(SourceDescription, MakeElementNamesWhatItCannotSet) {
+  const auto problem = [](const ElementSpec& spec) {
+    std::string error;
+    EXPECT_FALSE(yolo::monitor::make_element(spec, error));
+    return error;
+  };
+  EXPECT_EQ(problem({"no_such_element_xyz", "x", {}}), "no element \"no_such_element_xyz\"");
+  EXPECT_EQ(problem({"identity", "", {{"no-such-property", 1}}}),
+            "no property \"no-such-property\" in element \"identity\"");
+  EXPECT_EQ(problem({"identity", "", {{"sleep-time", std::string("5")}}}),
+            "property \"sleep-time\" of element \"identity\" takes a guint, not a gchararray");
+  EXPECT_EQ(problem({"filesrc", "", {{"location", 5}}}),
+            "property \"location\" of element \"filesrc\" takes a gchararray, not a gint");
+  EXPECT_EQ(problem({"identity", "", {{"drop-probability", 2.0}}}),
+            "drop-probability=2 is outside the range of property \"drop-probability\" of element "
+            "\"identity\"");
 }

@@ -54,7 +54,7 @@ class StreamManagerTest : public ::testing::Test {
         o,
         [this](const StreamConfig& s) {
           if (s.id == "needs-model") throw std::invalid_argument("stream needs-model: no model");
-          return "identity name=" + infer_name_;
+          return std::vector<yolo::monitor::ElementSpec>{{"identity", infer_name_, {}}};
         },
         [this](const std::string& id, GstSample*) {
           std::lock_guard<std::mutex> lock(mutex_);
@@ -78,7 +78,7 @@ class StreamManagerTest : public ::testing::Test {
   }
 
   yolo::testing::RtspTestServer server_;
-  std::string infer_name_ = "infer";  // part of every description; changing it changes them all
+  std::string infer_name_ = "infer";  // in every pipeline; changing it changes them all
   std::mutex mutex_;
   std::map<std::string, int> samples_;
   std::vector<std::string> removed_;
@@ -163,7 +163,7 @@ TEST_F(StreamManagerTest, ReconcileTouchesOnlyChanges) {
   ASSERT_TRUE(eventually([&] { return state_of(*m, "new") == "running"; }));
   ASSERT_TRUE(eventually([&] { return state_of(*m, "change") == "running"; }));
   EXPECT_EQ(removed_, std::vector<std::string>{"drop"});  // rebuilt streams keep their results
-  // Same configurations, but the inference fragment now differs (a changed service default):
+  // Same configurations, but the inference elements now differ (a changed service default):
   // every stream is rebuilt.
   infer_name_ = "infer2";
   const auto again =

@@ -50,14 +50,16 @@ yolo::monitor::SupervisorOptions fast_options() {
   return o;
 }
 
-std::string rtsp_pipeline(const std::string& uri) {
+// The service's pipeline for an RTSP camera, with a typed `identity` named "infer" linked in
+// front of the appsink where the `yolo` element goes.
+yolo::monitor::StreamPipeline rtsp_pipeline(const std::string& uri) {
   yolo::monitor::StreamConfig s;
   s.id = "cam";
   s.uri = uri;
   s.kind = yolo::monitor::SourceKind::kRtsp;
   yolo::monitor::SourceOptions o;
   o.rtsp_latency = 50ms;
-  return yolo::monitor::pipeline_description(s, o, "identity name=infer");
+  return yolo::monitor::stream_pipeline(s, o, {{"identity", "infer", {{"silent", true}}}});
 }
 
 // Polls `condition` until it holds or `limit` passes (the limit only bounds a failing test).
@@ -228,8 +230,8 @@ TEST(StreamSupervisor, UnreachableStreamFailsWithoutTouchingOthers) {
 TEST(StreamSupervisor, RebuildsAfterEos) {
   Recorder rec;
   StreamSupervisor sup("file",
-                       "videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! "
-                       "appsink name=sink",
+                       std::string("videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! "
+                                   "appsink name=sink"),
                        fast_options(), rec.callbacks());
   sup.start();
   ASSERT_TRUE(eventually([&] { return sup.stats().retries >= 2 && rec.samples >= 15; }))
@@ -262,8 +264,9 @@ TEST(StreamSupervisor, DetectsAStall) {
   auto options = fast_options();
   options.stall_timeout = 500ms;
   StreamSupervisor sup("stall",
-                       "videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=30/1 "
-                       "! identity name=gate ! appsink name=sink",
+                       std::string("videotestsrc is-live=true ! "
+                                   "video/x-raw,width=64,height=48,framerate=30/1 "
+                                   "! identity name=gate ! appsink name=sink"),
                        options, callbacks);
   sup.start();
   ASSERT_TRUE(eventually([&] { return rec.saw(StreamState::kStalled); }));
@@ -283,10 +286,11 @@ TEST(StreamSupervisor, TellsABlockedConsumerFromAStalledSource) {
   callbacks.on_sample = [&](GstSample*) {
     if (++samples == 5) std::this_thread::sleep_for(1500ms);  // once: a model that hangs
   };
-  StreamSupervisor sup("blocked",
-                       "videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=30/1 "
-                       "! queue name=leaky leaky=downstream max-size-buffers=1 ! appsink name=sink",
-                       options, callbacks);
+  StreamSupervisor sup(
+      "blocked",
+      std::string("videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=30/1 "
+                  "! queue name=leaky leaky=downstream max-size-buffers=1 ! appsink name=sink"),
+      options, callbacks);
   sup.start();
   ASSERT_TRUE(eventually([&] { return sup.stats().retries >= 1 && samples > 10; }))
       << yolo::monitor::to_json(sup.stats()).dump();
@@ -332,9 +336,9 @@ TEST(StreamSupervisor, FileAndHttpSources) {
   ASSERT_GT(bytes.size(), 1000u);
 
   Recorder file_rec;
-  StreamSupervisor file("file",
-                        yolo::monitor::pipeline_description(config_for(video), {}, "identity"),
-                        fast_options(), file_rec.callbacks());
+  StreamSupervisor file(
+      "file", yolo::monitor::stream_pipeline(config_for(video), {}, {{"identity", "", {}}}),
+      fast_options(), file_rec.callbacks());
   file.start();
   ASSERT_TRUE(eventually([&] { return file.stats().retries >= 1 && file_rec.samples > 30; }))
       << yolo::monitor::to_json(file.stats()).dump();
@@ -349,11 +353,11 @@ TEST(StreamSupervisor, FileAndHttpSources) {
   const int port = http.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { http.listen_after_bind(); });
   Recorder http_rec;
-  StreamSupervisor web(
-      "web",
-      yolo::monitor::pipeline_description(
-          config_for("http://127.0.0.1:" + std::to_string(port) + "/clip.avi"), {}, "identity"),
-      fast_options(), http_rec.callbacks());
+  StreamSupervisor web("web",
+                       yolo::monitor::stream_pipeline(
+                           config_for("http://127.0.0.1:" + std::to_string(port) + "/clip.avi"), {},
+                           {{"identity", "", {}}}),
+                       fast_options(), http_rec.callbacks());
   web.start();
   EXPECT_TRUE(eventually([&] { return http_rec.samples >= 5; }))
       << yolo::monitor::to_json(web.stats()).dump();
@@ -362,26 +366,37 @@ TEST(StreamSupervisor, FileAndHttpSources) {
   serving.join();
 }
 
-// A description that does not parse, or has no appsink, is a failed attempt with a clear error;
-// a source that never delivers a frame fails after start_timeout.
+// A description that does not parse, or has no appsink, or an inference element that cannot be
+// made, is a failed attempt with a clear error; a source that never delivers a frame fails after
+// start_timeout.
 TEST(StreamSupervisor, BadPipelinesFailClearly) {
   auto options = fast_options();
   options.max_retries = 1;
-  Recorder r1, r2, r3;
-  StreamSupervisor unparsable("x", "no_such_element_xyz ! appsink name=sink", options,
+  Recorder r1, r2, r3, r4;
+  StreamSupervisor unparsable("x", std::string("no_such_element_xyz ! appsink name=sink"), options,
                               r1.callbacks());
-  StreamSupervisor no_sink("y", "videotestsrc ! fakesink", options, r2.callbacks());
+  StreamSupervisor no_sink("y", std::string("videotestsrc ! fakesink"), options, r2.callbacks());
+  yolo::monitor::StreamPipeline bad_inference(std::string("videotestsrc ! appsink name=sink"));
+  bad_inference.inference = {{"identity", "infer", {{"sleep-time", std::string("soon")}}}};
+  StreamSupervisor unmade("w", bad_inference, options, r4.callbacks());
   options.start_timeout = 300ms;
-  StreamSupervisor silent("z", "appsrc ! appsink name=sink", options, r3.callbacks());
+  StreamSupervisor silent("z", std::string("appsrc ! appsink name=sink"), options, r3.callbacks());
   unparsable.start();
   no_sink.start();
+  unmade.start();
   silent.start();
-  for (auto* s : {&unparsable, &no_sink, &silent}) {
+  for (auto* s : {&unparsable, &no_sink, &unmade, &silent}) {
     ASSERT_TRUE(eventually([&] { return s->state() == StreamState::kFailed; })) << s->id();
   }
   EXPECT_NE(unparsable.stats().last_error.find("does not parse"), std::string::npos)
       << unparsable.stats().last_error;
   EXPECT_NE(no_sink.stats().last_error.find("appsink named \"sink\""), std::string::npos);
+  EXPECT_EQ(unmade.stats().last_error.rfind(
+                "the pipeline cannot be built: property \"sleep-time\" of element \"identity\" "
+                "takes a guint, not a gchararray",
+                0),
+            0u)
+      << unmade.stats().last_error;
   EXPECT_NE(silent.stats().last_error.find("start_timeout"), std::string::npos);
   EXPECT_THROW(unparsable.start(), std::logic_error);
 }
@@ -389,8 +404,8 @@ TEST(StreamSupervisor, BadPipelinesFailClearly) {
 TEST(StreamSupervisor, RefusesBadOptions) {
   auto options = fast_options();
   options.stall_timeout = 0ms;
-  EXPECT_THROW(StreamSupervisor("a", "x", options, {}), std::invalid_argument);
+  EXPECT_THROW(StreamSupervisor("a", std::string("x"), options, {}), std::invalid_argument);
   options = fast_options();
   options.max_retries = -1;
-  EXPECT_THROW(StreamSupervisor("a", "x", options, {}), std::invalid_argument);
+  EXPECT_THROW(StreamSupervisor("a", std::string("x"), options, {}), std::invalid_argument);
 }

@@ -44,10 +44,10 @@ HttpServerOptions http_options(const MonitorConfig& c) {
 
 // Members in dependency order: each is destroyed before what it uses.
 struct MonitorService::Impl {
-  Impl(MonitorConfig c, InferenceFragment fragment, SystemdNotifier n)
-      : config(std::move(c)), inference(std::move(fragment)), notifier(std::move(n)) {}
+  Impl(MonitorConfig c, InferenceElements elements, SystemdNotifier n)
+      : config(std::move(c)), inference(std::move(elements)), notifier(std::move(n)) {}
 
-  std::string fragment_for(const StreamConfig& stream) const {
+  std::vector<ElementSpec> inference_for(const StreamConfig& stream) const {
     const InferenceSettings settings = resolve(stream, config_snapshot());
     if (settings.model.empty()) {
       throw std::invalid_argument(fmt::format(
@@ -63,7 +63,7 @@ struct MonitorService::Impl {
 
   mutable std::mutex config_mutex;  // reload() replaces the defaults streams resolve against
   MonitorConfig config;
-  const InferenceFragment inference;
+  const InferenceElements inference;
   const SystemdNotifier notifier;
   std::mutex stop_mutex;
   bool stopped = false;
@@ -83,9 +83,9 @@ struct MonitorService::Impl {
   std::unique_ptr<WatchdogPinger> watchdog;
 };
 
-MonitorService::MonitorService(MonitorConfig config, InferenceFragment inference,
+MonitorService::MonitorService(MonitorConfig config, InferenceElements inference,
                                SystemdNotifier notifier) {
-  if (!inference) throw std::invalid_argument("monitor service: an inference fragment is required");
+  if (!inference) throw std::invalid_argument("monitor service: inference elements are required");
   impl_ = std::make_unique<Impl>(std::move(config), std::move(inference), std::move(notifier));
   Impl& s = *impl_;
   const MonitorConfig& c = s.config;
@@ -104,7 +104,7 @@ MonitorService::MonitorService(MonitorConfig config, InferenceFragment inference
                                         &s.events, &s.metrics, s.mqtt.get());
   s.manager = std::make_unique<StreamManager>(
       manager_options(c),
-      [impl = impl_.get()](const StreamConfig& st) { return impl->fragment_for(st); },
+      [impl = impl_.get()](const StreamConfig& st) { return impl->inference_for(st); },
       [sink = s.sink.get()](const std::string& id, GstSample* sample) {
         sink->on_sample(id, sample);
       },

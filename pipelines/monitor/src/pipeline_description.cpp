@@ -22,4 +22,19 @@ std::string pipeline_description(const StreamConfig& stream, const SourceOptions
       inference_fragment.empty() ? std::string() : inference_fragment + " ! ", kAppSinkName);
 }
 
+StreamPipeline::StreamPipeline(std::string launch_text)
+    : launch(std::move(launch_text)), description(launch) {}
+
+bool StreamPipeline::operator==(const StreamPipeline& other) const {
+  return launch == other.launch && inference == other.inference;
+}
+
+StreamPipeline stream_pipeline(const StreamConfig& stream, const SourceOptions& options,
+                               std::vector<ElementSpec> inference) {
+  StreamPipeline p(pipeline_description(stream, options, ""));
+  p.description = pipeline_description(stream, options, to_launch_text(inference));
+  p.inference = std::move(inference);
+  return p;
+}
+
 }  // namespace yolo::monitor

@@ -20,7 +20,7 @@ bool same_stream(const StreamConfig& a, const StreamConfig& b) {
   return to_json(a) == to_json(b);
 }
 
-StreamManager::StreamManager(StreamManagerOptions options, InferenceFragment inference,
+StreamManager::StreamManager(StreamManagerOptions options, InferenceElements inference,
                              SampleHandler on_sample, RemovedHandler on_removed,
                              StreamStateFile* state, PipelineHandler on_pipeline)
     : options_(options),
@@ -29,7 +29,7 @@ StreamManager::StreamManager(StreamManagerOptions options, InferenceFragment inf
       on_removed_(std::move(on_removed)),
       state_(state),
       on_pipeline_(std::move(on_pipeline)) {
-  if (!inference_) throw std::invalid_argument("stream manager: an inference fragment is required");
+  if (!inference_) throw std::invalid_argument("stream manager: inference elements are required");
 }
 
 StreamManager::~StreamManager() {
@@ -39,8 +39,7 @@ StreamManager::~StreamManager() {
 std::shared_ptr<StreamManager::Entry> StreamManager::make_entry(const StreamConfig& config) const {
   auto entry = std::make_shared<Entry>();
   entry->config = config;
-  const std::string description =
-      pipeline_description(config, options_.sources, inference_(config));
+  StreamPipeline pipeline = stream_pipeline(config, options_.sources, inference_(config));
   StreamSupervisor::Callbacks callbacks;
   if (on_sample_) {
     callbacks.on_sample = [handler = on_sample_, id = config.id](GstSample* sample) {
@@ -54,7 +53,7 @@ std::shared_ptr<StreamManager::Entry> StreamManager::make_entry(const StreamConf
   supervision.source = config.uri;
   supervision.source_hint = media::source_failure_hint(config.kind);
   entry->supervisor =
-      std::make_unique<StreamSupervisor>(config.id, description, supervision, callbacks);
+      std::make_unique<StreamSupervisor>(config.id, std::move(pipeline), supervision, callbacks);
   return entry;
 }
 
@@ -128,11 +127,11 @@ StreamManager::ReconcileSummary StreamManager::reconcile(
         summary.added.push_back(s.id);
       } else {
         // Rebuilt when the stream's own settings changed, or when its pipeline would differ
-        // (e.g. a changed service default that the inference fragment resolves), or when it
+        // (e.g. a changed service default that its inference elements resolve), or when it
         // failed: a reload is how a fixed model file or configuration error is retried.
         auto candidate = make_entry(s);
         if (!same_stream(it->second->config, s) ||
-            candidate->supervisor->description() != it->second->supervisor->description() ||
+            candidate->supervisor->pipeline() != it->second->supervisor->pipeline() ||
             it->second->supervisor->state() == StreamState::kFailed) {
           to_stop.push_back(it->second);
           to_stop_is_removal.push_back(false);  // same id comes back: keep its results
@@ -202,7 +201,7 @@ yolo::StreamControlResult StreamManager::add(const json& body) {
         "fix every entry of 'problems'; the stream object is documented in docs/monitor.md",
         {{"problems", problems}});
   }
-  // Checked before building the pipeline description (which may be costly for the owner) and
+  // Checked before building the pipeline (which may be costly for the owner) and
   // again before inserting, in case another request added the id meanwhile.
   const auto refusal = [&]() -> std::optional<yolo::StreamControlResult> {
     if (streams_.count(config.id)) {

@@ -75,6 +75,42 @@ double seconds(milliseconds d) {
   return std::chrono::duration<double>(d).count();
 }
 
+// The name of the element that holds `pad`, for messages.
+std::string owner_name(GstPad* pad) {
+  GstObject* parent = GST_OBJECT_PARENT(pad);
+  return parent ? GST_OBJECT_NAME(parent) : GST_OBJECT_NAME(pad);
+}
+
+// Makes `elements` from their typed settings, adds them to `bin` and links them, in order,
+// between `sink` and the pad that feeds it (each needs an always sink and src pad, as filters
+// have). The problem, or "" when they are in place.
+std::string link_in_front_of(GstBin* bin, GstElement* sink,
+                             const std::vector<ElementSpec>& elements) {
+  if (elements.empty()) return "";
+  GstPadPtr sink_pad(gst_element_get_static_pad(sink, "sink"));
+  GstPadPtr from(sink_pad ? gst_pad_get_peer(sink_pad.get()) : nullptr);
+  if (!from) {
+    return fmt::format("nothing is linked to the appsink \"{}\" to put the inference in front of",
+                       kAppSinkName);
+  }
+  gst_pad_unlink(from.get(), sink_pad.get());
+  std::string error;
+  for (const ElementSpec& spec : elements) {
+    ElementPtr element = make_element(spec, error);
+    if (!element) return error;
+    gst_bin_add(bin, element.get());  // the bin holds its own reference
+    GstPadPtr to(gst_element_get_static_pad(element.get(), "sink"));
+    if (!to || gst_pad_link(from.get(), to.get()) != GST_PAD_LINK_OK)
+      return fmt::format("could not link {} to {}", owner_name(from.get()),
+                         GST_ELEMENT_NAME(element.get()));
+    from.reset(gst_element_get_static_pad(element.get(), "src"));
+    if (!from) return fmt::format("element \"{}\" has no src pad", spec.factory);
+  }
+  if (gst_pad_link(from.get(), sink_pad.get()) != GST_PAD_LINK_OK)
+    return fmt::format("could not link {} to {}", owner_name(from.get()), GST_ELEMENT_NAME(sink));
+  return "";
+}
+
 }  // namespace
 
 const char* to_string(StreamState state) {
@@ -123,10 +159,10 @@ nlohmann::json to_json(const StreamStats& s) {
 }
 
 struct StreamSupervisor::Impl {
-  Impl(std::string id_, std::string description_, SupervisorOptions options_, Callbacks callbacks_,
+  Impl(std::string id_, StreamPipeline spec_, SupervisorOptions options_, Callbacks callbacks_,
        Backoff::RandomSource random)
       : id(std::move(id_)),
-        description(std::move(description_)),
+        spec(std::move(spec_)),
         options(options_),
         callbacks(std::move(callbacks_)),
         backoff(options.backoff, std::move(random)) {}
@@ -178,7 +214,8 @@ struct StreamSupervisor::Impl {
     return GST_FLOW_OK;
   }
 
-  const std::string id, description;
+  const std::string id;
+  const StreamPipeline spec;
   const SupervisorOptions options;
   const Callbacks callbacks;
   Backoff backoff;  // supervisor thread only
@@ -260,9 +297,10 @@ void StreamSupervisor::Impl::build() {
     activity_detail.clear();
     next_attempt.reset();
   }
+  spdlog::debug("stream {}: building {}", id, spec.description);
   GError* error = nullptr;
   ElementPtr element(
-      gst_parse_launch_full(description.c_str(), nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &error));
+      gst_parse_launch_full(spec.launch.c_str(), nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &error));
   if (!element || error) {
     const std::string why = error ? error->message : "unknown error";
     g_clear_error(&error);
@@ -277,6 +315,12 @@ void StreamSupervisor::Impl::build() {
     return fail(fmt::format("the pipeline has no appsink named \"{}\"; end the description with "
                             "appsink name={}",
                             kAppSinkName, kAppSinkName),
+                StreamState::kReconnecting);
+  }
+  const std::string not_linked =
+      link_in_front_of(GST_BIN(element.get()), sink.get(), spec.inference);
+  if (!not_linked.empty()) {
+    return fail(fmt::format("the pipeline cannot be built: {}", not_linked),
                 StreamState::kReconnecting);
   }
   if (ElementPtr queue{gst_bin_get_by_name(GST_BIN(element.get()), kLeakyQueueName)}) {
@@ -476,7 +520,7 @@ void StreamSupervisor::Impl::on_frame(GstSample* sample) {
   if (callbacks.on_sample) callbacks.on_sample(sample);
 }
 
-StreamSupervisor::StreamSupervisor(std::string id, std::string description,
+StreamSupervisor::StreamSupervisor(std::string id, StreamPipeline pipeline,
                                    SupervisorOptions options, Callbacks callbacks,
                                    Backoff::RandomSource random) {
   if (options.stall_timeout.count() <= 0 || options.start_timeout.count() <= 0) {
@@ -488,8 +532,8 @@ StreamSupervisor::StreamSupervisor(std::string id, std::string description,
   if (options.fps_window.count() <= 0) {
     throw std::invalid_argument("stream " + id + ": fps_window must be > 0");
   }
-  impl_ = std::make_unique<Impl>(std::move(id), std::move(description), options,
-                                 std::move(callbacks), std::move(random));
+  impl_ = std::make_unique<Impl>(std::move(id), std::move(pipeline), options, std::move(callbacks),
+                                 std::move(random));
 }
 
 StreamSupervisor::~StreamSupervisor() {
@@ -562,8 +606,12 @@ const std::string& StreamSupervisor::id() const {
   return impl_->id;
 }
 
+const StreamPipeline& StreamSupervisor::pipeline() const {
+  return impl_->spec;
+}
+
 const std::string& StreamSupervisor::description() const {
-  return impl_->description;
+  return impl_->spec.description;
 }
 
 }  // namespace yolo::monitor

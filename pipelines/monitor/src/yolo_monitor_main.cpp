@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -32,7 +33,7 @@
 #include "yolo/core/stop_signal.h"
 #include "yolo/core/strings.h"
 #include "yolo/core/version.h"
-#include "yolo/monitor/inference_fragment.h"
+#include "yolo/monitor/inference_elements.h"
 #include "yolo/monitor/model_check.h"
 #include "yolo/monitor/monitor_config.h"
 #include "yolo/monitor/monitor_service.h"
@@ -135,25 +136,79 @@ struct Requests {
   int reloads = 0;
 };
 
+// The configuration file read and validated into `config`, or the exit code when it is not.
+std::optional<int> load_configuration(const std::string& path,
+                                      yolo::monitor::MonitorConfig& config) {
+  try {
+    config = yolo::monitor::load_config(path);
+  } catch (const yolo::Error& e) {
+    spdlog::error("{}", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    spdlog::error("{}: {}", path, e.what());
+    return yolo::kExitFailure;
+  }
+  return std::nullopt;
+}
+
+// The service running every configured stream through the `yolo` element, or the exit code when
+// it cannot start.
+std::optional<int> start_service(const yolo::monitor::MonitorConfig& config,
+                                 std::unique_ptr<yolo::monitor::MonitorService>& service) {
+  // The `yolo` element (and a yolotracker) with the stream's settings as typed properties.
+  const auto inference = [batching = config.batching](
+                             const yolo::monitor::StreamConfig& stream,
+                             const yolo::monitor::InferenceSettings& settings) {
+    return yolo::monitor::inference_elements(stream, settings, batching);
+  };
+  try {
+    service = std::make_unique<yolo::monitor::MonitorService>(
+        config, inference, yolo::monitor::SystemdNotifier::from_environment());
+  } catch (const yolo::Error& e) {
+    spdlog::error("{}", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    spdlog::error("yolo-monitor could not start: {}", e.what());
+    return yolo::kExitFailure;
+  }
+  return std::nullopt;
+}
+
+// Waits for signals: a reload re-reads `config_path` and applies it (an invalid file keeps the
+// running configuration); returns on a stop request.
+void serve_until_stopped(yolo::monitor::MonitorService& service, Requests& requests,
+                         const std::string& config_path) {
+  std::unique_lock<std::mutex> lock(requests.mutex);
+  for (;;) {
+    requests.cv.wait(lock, [&] { return requests.stop || requests.reloads > 0; });
+    if (requests.stop) return;
+    requests.reloads = 0;
+    lock.unlock();
+    try {
+      const auto fresh = yolo::monitor::load_config(config_path);
+      const auto summary = service.reload(fresh);
+      spdlog::info("configuration reloaded from {}: added [{}], removed [{}], restarted [{}]",
+                   config_path, fmt::join(summary.added, ", "), fmt::join(summary.removed, ", "),
+                   fmt::join(summary.restarted, ", "));
+    } catch (const yolo::Error& e) {
+      spdlog::error("reload refused, the running configuration stays: {}", e.what());
+    } catch (const std::exception& e) {
+      spdlog::error("reload failed, the running configuration stays: {}", e.what());
+    }
+    lock.lock();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   yolo::ignore_write_signals();  // a client that hangs up or a file size limit is not fatal
   CommandLine cmd;
   if (const std::optional<int> done = parse_command_line(argc, argv, cmd)) return *done;
-  const std::string& config_path = cmd.config_path;
-
   yolo::monitor::MonitorConfig config;
-  try {
-    config = yolo::monitor::load_config(config_path);
-  } catch (const yolo::Error& e) {
-    spdlog::error("{}", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    spdlog::error("{}: {}", config_path, e.what());
-    return yolo::kExitFailure;
-  }
-  if (cmd.check_only) return check_configuration(config, config_path);
+  if (const std::optional<int> invalid = load_configuration(cmd.config_path, config))
+    return *invalid;
+  if (cmd.check_only) return check_configuration(config, cmd.config_path);
 
   // Handlers before any GStreamer or model thread starts work; SIGHUP is a reload.
   Requests requests;
@@ -176,45 +231,12 @@ int main(int argc, char** argv) {
         "GST_PLUGIN_PATH to the folder holding libgstyolo.so (<build>/gst-plugins)");
     return yolo::kExitFailure;
   }
-
-  const auto fragment = [&](const yolo::monitor::StreamConfig& stream,
-                            const yolo::monitor::InferenceSettings& settings) {
-    return yolo::monitor::yolo_fragment(stream, settings, config.batching);
-  };
   std::unique_ptr<yolo::monitor::MonitorService> service;
-  try {
-    service = std::make_unique<yolo::monitor::MonitorService>(
-        config, fragment, yolo::monitor::SystemdNotifier::from_environment());
-  } catch (const yolo::Error& e) {
-    spdlog::error("{}", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    spdlog::error("yolo-monitor could not start: {}", e.what());
-    return yolo::kExitFailure;
-  }
+  if (const std::optional<int> failed = start_service(config, service)) return *failed;
   spdlog::info("yolo-monitor {}: {} streams, HTTP on {}:{}", yolo::kVersion, config.streams.size(),
                config.http.bind, service->http_port());
 
-  std::unique_lock<std::mutex> lock(requests.mutex);
-  for (;;) {
-    requests.cv.wait(lock, [&] { return requests.stop || requests.reloads > 0; });
-    if (requests.stop) break;
-    requests.reloads = 0;
-    lock.unlock();
-    try {
-      const auto fresh = yolo::monitor::load_config(config_path);
-      const auto summary = service->reload(fresh);
-      spdlog::info("configuration reloaded from {}: added [{}], removed [{}], restarted [{}]",
-                   config_path, fmt::join(summary.added, ", "), fmt::join(summary.removed, ", "),
-                   fmt::join(summary.restarted, ", "));
-    } catch (const yolo::Error& e) {
-      spdlog::error("reload refused, the running configuration stays: {}", e.what());
-    } catch (const std::exception& e) {
-      spdlog::error("reload failed, the running configuration stays: {}", e.what());
-    }
-    lock.lock();
-  }
-  lock.unlock();
+  serve_until_stopped(*service, requests, cmd.config_path);
   spdlog::info("stopping: draining streams and flushing outputs");
   service->stop();
   service.reset();

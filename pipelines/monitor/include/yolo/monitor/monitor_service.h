@@ -6,10 +6,11 @@
 //   systemd: READY=1 once serving, STATUS=, WATCHDOG=1 pings, STOPPING=1 on stop()
 //
 // The inference part of every pipeline comes from the owner (the `yolo` element with the
-// stream's resolved settings; `identity` in tests), so this class does not depend on it.
+// stream's resolved settings, inference_elements.h; `identity` in tests), so this class does not
+// depend on it.
 //
-//   yolo::monitor::MonitorService service(config, [](const auto& stream, const auto& s) {
-//     return "yolo model=" + s.model + " ...";
+//   yolo::monitor::MonitorService service(config, [&](const auto& stream, const auto& s) {
+//     return yolo::monitor::inference_elements(stream, s, config.batching);
 //   }, yolo::monitor::SystemdNotifier::from_environment());
 //   ... SIGHUP: service.reload(load_config(path));   SIGTERM: service.stop();
 #pragma once
@@ -17,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "yolo/monitor/monitor_config.h"
 #include "yolo/monitor/sd_notify.h"
@@ -32,16 +34,16 @@ namespace yolo::monitor {
 
 class MonitorService {
  public:
-  // The inference fragment of a stream's pipeline, from its resolved settings (model, device,
+  // The inference elements of a stream's pipeline, from its resolved settings (model, device,
   // thresholds, classes, interval). May throw std::invalid_argument to refuse the stream.
-  using InferenceFragment =
-      std::function<std::string(const StreamConfig& stream, const InferenceSettings& settings)>;
+  using InferenceElements = std::function<std::vector<ElementSpec>(
+      const StreamConfig& stream, const InferenceSettings& settings)>;
 
   // Opens the outputs and the state file, starts the HTTP server, then the streams; then tells
   // systemd it is ready. Throws (nothing left running) when an output cannot be opened, the
   // state file is invalid (ConfigError), the address cannot be bound, or a stream cannot be
   // built.
-  MonitorService(MonitorConfig config, InferenceFragment inference,
+  MonitorService(MonitorConfig config, InferenceElements inference,
                  SystemdNotifier notifier = SystemdNotifier(""));
   // stop().
   ~MonitorService();

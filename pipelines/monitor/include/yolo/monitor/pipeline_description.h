@@ -10,11 +10,18 @@
 // model, so a slow model drops frames instead of building up delay, and frames that are dropped
 // are never converted. The inference fragment is the owner's (the `yolo` element with its
 // properties; `identity` in tests; empty for none).
+//
+// The supervisor does not parse the inference as text: a StreamPipeline is the description
+// without it, and the inference elements with their typed settings (element_spec.h), which the
+// supervisor makes and links in front of the appsink. The text with the inference in place is
+// kept for logs and for running the pipeline by hand.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "yolo/media/media_source.h"
+#include "yolo/monitor/element_spec.h"
 #include "yolo/monitor/monitor_config.h"
 
 namespace yolo::monitor {
@@ -36,5 +43,29 @@ SourceOptions source_options(const RtspConfig& rtsp);
 // drop nearly all of it), and a slow model still drops frames instead of falling behind.
 std::string pipeline_description(const StreamConfig& stream, const SourceOptions& options,
                                  const std::string& inference_fragment);
+
+// A stream's pipeline as the StreamSupervisor builds it.
+struct StreamPipeline {
+  // A pipeline that is all text (tests, tools): `launch` and `description` alike.
+  StreamPipeline(std::string launch_text = {});  // implicit: a description is a pipeline
+
+  // gst-launch text ending in an appsink named kAppSinkName: the source and the monitor's fixed
+  // elements, where text is the natural form (the parser links decodebin's pads as they come).
+  std::string launch;
+  // Made from their typed settings (make_element) and linked, in this order, in front of the
+  // appsink; none: the appsink stays where `launch` puts it.
+  std::vector<ElementSpec> inference;
+  // The whole pipeline as one gst-launch description, `inference` in place, for logs and for
+  // running it by hand (gst-launch-1.0 '<description>'). Not what is built.
+  std::string description;
+
+  // Whether both build the same pipeline (launch and inference).
+  bool operator==(const StreamPipeline& other) const;
+  bool operator!=(const StreamPipeline& other) const { return !(*this == other); }
+};
+
+// `stream`'s pipeline with `inference` (the owner's elements; empty for none).
+StreamPipeline stream_pipeline(const StreamConfig& stream, const SourceOptions& options,
+                               std::vector<ElementSpec> inference);
 
 }  // namespace yolo::monitor

@@ -2,9 +2,9 @@
 // the yolo::StreamControl behind GET/POST/DELETE /api/v1/streams. Also what SIGHUP needs:
 // reconcile() with a re-read configuration touches only the streams that changed.
 //
-// The owner supplies what differs per service: the inference fragment of each stream's pipeline
-// (the `yolo` element with its properties; "identity" in tests), what to do with each sample
-// (results store, snapshots, JSON lines) and what to forget when a stream goes.
+// The owner supplies what differs per service: the inference elements of each stream's pipeline
+// (the `yolo` element with its typed properties; `identity` in tests), what to do with each
+// sample (results store, snapshots, JSON lines) and what to forget when a stream goes.
 //
 // With a StreamStateFile, additions and removals made over the API are persisted, and start()
 // and reconcile() apply the recorded changes to the configured streams.
@@ -40,9 +40,10 @@ struct StreamManagerOptions {
 
 class StreamManager : public yolo::StreamControl {
  public:
-  // The inference part of a stream's pipeline; may throw std::invalid_argument (e.g. the stream
-  // has no model), which refuses the stream with that message.
-  using InferenceFragment = std::function<std::string(const StreamConfig& stream)>;
+  // The inference elements of a stream's pipeline, linked in order in front of its appsink; may
+  // throw std::invalid_argument (e.g. the stream has no model), which refuses the stream with
+  // that message.
+  using InferenceElements = std::function<std::vector<ElementSpec>(const StreamConfig& stream)>;
   // Each sample of a stream, on that stream's streaming thread (see StreamSupervisor).
   using SampleHandler = std::function<void(const std::string& stream_id, GstSample* sample)>;
   // A stream was removed (API, reconcile) and its supervisor stopped: drop its results.
@@ -52,7 +53,7 @@ class StreamManager : public yolo::StreamControl {
   using PipelineHandler = std::function<void(const StreamConfig& stream)>;
 
   // `state` (optional) must outlive the manager.
-  StreamManager(StreamManagerOptions options, InferenceFragment inference, SampleHandler on_sample,
+  StreamManager(StreamManagerOptions options, InferenceElements inference, SampleHandler on_sample,
                 RemovedHandler on_removed = {}, StreamStateFile* state = nullptr,
                 PipelineHandler on_pipeline = {});
   // stop_all().
@@ -68,8 +69,8 @@ class StreamManager : public yolo::StreamControl {
     std::vector<std::string> added, removed, restarted;  // ids
   };
   // Makes the running set match `configured` (state file applied): new ids start, missing ones
-  // stop, streams whose settings or pipeline description changed (the inference fragment may
-  // resolve service defaults) are rebuilt, the rest keep running untouched.
+  // stop, streams whose settings or pipeline changed (the inference elements may resolve service
+  // defaults) are rebuilt, the rest keep running untouched.
   ReconcileSummary reconcile(const std::vector<StreamConfig>& configured);
 
   // Stops every stream. Idempotent.
@@ -94,7 +95,7 @@ class StreamManager : public yolo::StreamControl {
   std::vector<StreamConfig> with_state(const std::vector<StreamConfig>& configured) const;
 
   const StreamManagerOptions options_;
-  const InferenceFragment inference_;
+  const InferenceElements inference_;
   const SampleHandler on_sample_;
   const RemovedHandler on_removed_;
   StreamStateFile* const state_;

@@ -1,6 +1,7 @@
-// One stream's pipeline, kept alive: a StreamSupervisor builds the pipeline from its gst-launch
-// description (pipeline_description.h), watches it, and rebuilds it with capped exponential
-// backoff when it fails. One per stream; streams never share a pipeline, a bus or a thread, so
+// One stream's pipeline, kept alive: a StreamSupervisor builds the pipeline from its
+// StreamPipeline (pipeline_description.h: gst-launch text for the source, the inference elements
+// made from typed settings), watches it, and rebuilds it with capped exponential backoff when it
+// fails. One per stream; streams never share a pipeline, a bus or a thread, so
 // one camera's failure never touches another.
 //
 // What counts as a failure of the running attempt:
@@ -38,6 +39,7 @@
 
 #include "yolo/monitor/backoff.h"
 #include "yolo/monitor/monitor_config.h"
+#include "yolo/monitor/pipeline_description.h"
 
 namespace yolo::monitor {
 
@@ -95,9 +97,10 @@ class StreamSupervisor {
     PipelineCallback on_pipeline;  // optional
   };
 
-  // `description` is a gst-launch description ending in an appsink named kAppSinkName.
+  // `pipeline.launch` ends in an appsink named kAppSinkName (a plain gst-launch description
+  // converts to a StreamPipeline); `pipeline.inference` is linked in front of that appsink.
   // Throws std::invalid_argument for bad options. Nothing runs before start().
-  StreamSupervisor(std::string id, std::string description, SupervisorOptions options,
+  StreamSupervisor(std::string id, StreamPipeline pipeline, SupervisorOptions options,
                    Callbacks callbacks, Backoff::RandomSource random = {});
   // stop().
   ~StreamSupervisor();
@@ -105,8 +108,9 @@ class StreamSupervisor {
   StreamSupervisor& operator=(const StreamSupervisor&) = delete;
 
   // Starts the supervisor thread, which builds the first pipeline; returns at once. A
-  // description that does not parse is a failed attempt like any other (retried, reported in
-  // last_error). Calling it twice is an error (std::logic_error).
+  // description that does not parse, or an inference element that cannot be made (no such
+  // element or property, a value its property does not take), is a failed attempt like any
+  // other (retried, reported in last_error). Calling it twice is an error (std::logic_error).
   void start();
   // Tears the pipeline down (state NULL: every streaming thread has ended when this returns),
   // joins the thread; state becomes stopped. Idempotent, thread-safe, prompt: it waits only for
@@ -116,6 +120,8 @@ class StreamSupervisor {
   StreamStats stats() const;
   StreamState state() const;
   const std::string& id() const;
+  const StreamPipeline& pipeline() const;
+  // pipeline().description: the whole pipeline as gst-launch text, for logs.
   const std::string& description() const;
 
  private:
