@@ -418,7 +418,7 @@ class Reader {
   }
 
   void step(unsigned char op, size_t at) {
-    if (scalar_op(op) || container_op(op) || object_op(op)) return;
+    if (scalar_op(op) || text_op(op) || container_op(op) || object_op(op)) return;
     pos_ = at;
     fail(
         op >= 0x20 && op < 0x7f
@@ -427,7 +427,7 @@ class Reader {
             : fmt::format("unknown opcode 0x{:02x}", op));
   }
 
-  // Framing, the stack's marks, constants, numbers and text. False: not one of these.
+  // Framing, the stack's marks, constants and numbers. False: not one of these.
   bool scalar_op(unsigned char op) {
     switch (op) {
       case 0x80:
@@ -482,6 +482,14 @@ class Reader {
         push(x);
         return true;
       }
+      default:
+        return false;
+    }
+  }
+
+  // Strings and bytes, each length-prefixed. False: not one of these.
+  bool text_op(unsigned char op) {
+    switch (op) {
       case 'X':
         push(make_text(Kind::kString, take(unsigned_le(4))));
         return true;
