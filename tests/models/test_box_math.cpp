@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "yolo/models/box_math.h"
-#include "yolo/models/box_tensors.h"
+#include "yolo/models/geometry/box_math.h"
+#include "yolo/models/geometry/box_tensors.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "yolo/models/box_tensors.h"
 #include "yolo/models/detection_model.h"
+#include "yolo/models/geometry/box_tensors.h"
 #include "yolo/trainer/train/assigner.h"
 #include "yolo/trainer/train/loss.h"
 #include "yolo/trainer/train/optimizer.h"

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "yolo/models/box_tensors.h"
+#include "yolo/models/geometry/box_tensors.h"
 
 namespace yolo::nn {
 

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "yolo/core/atomic_file.h"
-#include "yolo/models/box_math.h"
+#include "yolo/models/geometry/box_math.h"
 #include "yolo/runtime/input_tensor.h"
 #include "yolo/trainer/data/npy_image.h"
 

@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-#include "yolo/models/box_tensors.h"
+#include "yolo/models/geometry/box_tensors.h"
 
 namespace yolo {
 

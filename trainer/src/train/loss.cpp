@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "yolo/models/box_tensors.h"
+#include "yolo/models/geometry/box_tensors.h"
 
 namespace yolo {
 namespace {

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "yolo/models/box_math.h"
+#include "yolo/models/geometry/box_math.h"
 #include "yolo/runtime/inference_defaults.h"
 
 namespace yolo::metrics {

@@ -1,4 +1,4 @@
-#include "yolo/models/box_tensors.h"
+#include "yolo/models/geometry/box_tensors.h"
 
 #include <torch/torch.h>
 
