@@ -15,8 +15,8 @@ struct ElementSettings {
   std::string model;                        // path; required
   std::string device;                       // core/device.h grammar; "" = best available
   double conf_threshold = kPredictConf;     // 0..1, detections with a higher score are kept
-  double iou_threshold = 0.7;               // 0..1, NMS suppresses overlaps above it
-  unsigned max_detections = 300;            // 1..kMaxDetections per frame
+  double iou_threshold = kNmsIou;           // 0..1, NMS suppresses overlaps above it
+  unsigned max_detections = kMaxDet;        // 1..kMaxDetections per frame
   std::string classes;                      // "" = all; comma-separated ids and/or names
   bool half = false;                        // FP16 (GPU devices only)
   std::string bf16 = "auto";                // BF16 autocast on the CPU: auto, true or false

@@ -59,7 +59,7 @@ struct InferenceSettings {
   std::string model;           // checkpoint path or model name (e.g. yolo26n.pt)
   std::string device = "cpu";  // device string as in shared/DESIGN.md: cpu, 0, cuda:0, ...
   double conf = kPredictConf;  // confidence threshold, 0..1
-  double iou = 0.7;            // NMS IoU threshold, 0..1
+  double iou = kNmsIou;        // NMS IoU threshold, 0..1
   std::vector<int> classes;    // class ids to keep; empty = all
   int inference_interval = 1;  // run the model on every Nth frame (>= 1)
   // BF16 autocast on the CPU (the element's bf16): empty = where the CPU computes BF16 natively.
