@@ -12,7 +12,11 @@
 // rows see real objects). Rows:
 //   (1) baseline: detect_images on the decoded BGR frames, one frame per call, no GStreamer;
 //   (2) N streams: N x `filesrc ! decodebin ! videoconvert ! yolo ! fakesink` in one pipeline,
-//       all sharing one model instance (batch-size N), decoding included.
+//       all sharing one model instance (batch-size N), decoding included, as fast as they go;
+//       then the same paced as live cameras (`identity sync=true` before `yolo`) at half the
+//       frames/s per stream that row reached, so that the element is not saturated: per-frame
+//       latency through `yolo` (its sink pad to its src pad, batching wait included), p50 and
+//       p99 over every frame of every stream (the paced rows use the synthetic video).
 //   (3) tracking: 1 stream `... ! yolo ! fakesink` against `... ! yolo ! yolotracker
 //       tracker=T ! fakesink` for each T and, with --analytics (and --mqtt-url), with
 //       yoloanalytics (and yolopublish) after ByteTrack, run in alternating rounds (medians),
@@ -29,6 +33,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <opencv2/core.hpp>
 #include <string>
 #include <vector>
@@ -110,6 +118,77 @@ GstElement* launch(const std::string& description) {
   return pipeline;
 }
 
+// Per-frame latency through one element: the time a buffer enters its sink pad, by PTS, and the
+// time the buffer of that PTS leaves its src pad. The element keeps PTS and order.
+struct LatencyProbe {
+  std::mutex mutex;
+  std::map<GstClockTime, Clock::time_point> entered;
+  std::vector<double> ms;
+};
+
+GstPadProbeReturn on_enter(GstPad*, GstPadProbeInfo* info, gpointer data) {
+  auto* probe = static_cast<LatencyProbe*>(data);
+  const GstClockTime pts = GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info));
+  std::lock_guard<std::mutex> lock(probe->mutex);
+  probe->entered[pts] = Clock::now();
+  return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn on_leave(GstPad*, GstPadProbeInfo* info, gpointer data) {
+  auto* probe = static_cast<LatencyProbe*>(data);
+  const GstClockTime pts = GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info));
+  std::lock_guard<std::mutex> lock(probe->mutex);
+  const auto it = probe->entered.find(pts);
+  if (it != probe->entered.end()) {
+    probe->ms.push_back(
+        std::chrono::duration<double, std::milli>(Clock::now() - it->second).count());
+    probe->entered.erase(it);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+// Probes on the elements named yolo0, yolo1, ... of `pipeline` (one per stream).
+std::vector<std::unique_ptr<LatencyProbe>> probe_latency(GstElement* pipeline, int streams) {
+  std::vector<std::unique_ptr<LatencyProbe>> probes;
+  for (int i = 0; i < streams; ++i) {
+    GstElement* e = gst_bin_get_by_name(GST_BIN(pipeline), fmt::format("yolo{}", i).c_str());
+    if (!e) throw std::runtime_error(fmt::format("no element yolo{} in the pipeline", i));
+    probes.push_back(std::make_unique<LatencyProbe>());
+    GstPad* sink = gst_element_get_static_pad(e, "sink");
+    GstPad* src = gst_element_get_static_pad(e, "src");
+    gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, on_enter, probes.back().get(), nullptr);
+    gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, on_leave, probes.back().get(), nullptr);
+    gst_object_unref(sink);
+    gst_object_unref(src);
+    gst_object_unref(e);
+  }
+  return probes;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+// The process's peak resident memory (VmHWM), MiB.
+double peak_rss_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      double kib = 0;
+      status >> kib;
+      return kib / 1024.0;
+    }
+    status.ignore(4096, '\n');
+  }
+  return 0;
+}
+
 // Plays the pipeline to EOS; returns seconds from PLAYING to EOS. Throws on ERROR.
 double run_to_eos(GstElement* pipeline) {
   const auto t0 = Clock::now();
@@ -163,7 +242,55 @@ struct Row {
   std::string what;
   double fps;
   double ratio = 1, ratio_min = 1, ratio_max = 1;  // staged rows: paired per round
+  double p50_ms = 0, p99_ms = 0;                   // paced rows: latency through `yolo`
 };
+
+// N copies of `filesrc ! decodebin ! videoconvert [! identity sync=true] ! yolo ! fakesink`
+// sharing one model instance; the yolo elements are named yolo0, yolo1, ...
+std::string streams_pipeline(const fs::path& video, const fs::path& model, float conf, int n,
+                             bool paced, const std::string& instance) {
+  std::string description;
+  for (int i = 0; i < n; ++i) {
+    description += fmt::format(
+        "filesrc location={} ! decodebin ! videoconvert ! {}yolo name=yolo{} model={} "
+        "conf-threshold={} model-instance-id={} batch-size={} batch-timeout=20000 stream-id=s{} "
+        "! fakesink sync=false ",
+        video.string(), paced ? "identity sync=true ! " : "", i, model.string(), conf, instance, n,
+        i);
+  }
+  return description;
+}
+
+// The synthetic 640x360 video at `fps` (the frames are the same at every rate).
+fs::path synthetic_video(const fs::path& dir, int frames, int fps) {
+  yolo::synth::SynthOptions so;
+  so.dir = dir;
+  so.train_images = 0;
+  so.val_images = 0;
+  so.video = true;
+  so.video_frames = frames;
+  so.video_fps = fps;
+  so.imgsz = 640;
+  return yolo::synth::generate_synthetic_dataset(so).video;
+}
+
+// Latency as a live source sees it: the streams paced at `fps` each.
+Row paced_row(const fs::path& video, const fs::path& model, float conf, int n, int fps,
+              size_t frame_count) {
+  GstElement* pipeline =
+      launch(streams_pipeline(video, model, conf, n, true, fmt::format("paced{}", n)));
+  gst_object_ref(pipeline);  // run_to_eos releases one reference; the probes outlive it
+  const auto probes = probe_latency(pipeline, n);
+  const double s = run_to_eos(pipeline);
+  gst_object_unref(pipeline);
+  std::vector<double> all;
+  for (const auto& p : probes) all.insert(all.end(), p->ms.begin(), p->ms.end());
+  Row r{fmt::format("{} stream{} paced at {} frames/s each", n, n > 1 ? "s" : "", fps),
+        static_cast<double>(n) * static_cast<double>(frame_count) / s};
+  r.p50_ms = percentile(all, 0.5);
+  r.p99_ms = percentile(all, 0.99);
+  return r;
+}
 
 // The one-stream pipeline with nothing, each tracker, and (with --analytics, --mqtt-url)
 // yoloanalytics and yolopublish after `yolo`, in alternating rounds; frames/s medians and each
@@ -231,16 +358,7 @@ int run(int argc, char** argv) {
         "the yolo element is not found: set GST_PLUGIN_PATH=<build>/gst-plugins");
 
   fs::path video = args.video;
-  if (video.empty()) {
-    yolo::synth::SynthOptions so;
-    so.dir = args.out / "synthetic";
-    so.train_images = 0;
-    so.val_images = 0;
-    so.video = true;
-    so.video_frames = args.frames;
-    so.imgsz = 640;
-    video = yolo::synth::generate_synthetic_dataset(so).video;
-  }
+  if (video.empty()) video = synthetic_video(args.out / "synthetic", args.frames, 30);
 
   fs::path model = args.model;
   if (model.empty()) {
@@ -266,18 +384,18 @@ int run(int argc, char** argv) {
     rows.push_back({fmt::format("detect_images, 1 frame per call ({} frames)", frames.size()),
                     static_cast<double>(frames.size()) / s});
   }
+  std::vector<Row> paced_rows;
   for (int n : args.streams) {
-    std::string description;
-    for (int i = 0; i < n; ++i) {
-      description += fmt::format(
-          "filesrc location={} ! decodebin ! videoconvert ! yolo model={} conf-threshold={} "
-          "model-instance-id=bench{} batch-size={} batch-timeout=20000 stream-id=s{} ! fakesink "
-          "sync=false ",
-          video.string(), model.string(), conf, n, n, i);
-    }
-    const double s = run_to_eos(launch(description));
-    rows.push_back({fmt::format("{} stream{} through yolo (batch-size {})", n, n > 1 ? "s" : "", n),
-                    static_cast<double>(n) * frame_count / s});
+    const double s = run_to_eos(
+        launch(streams_pipeline(video, model, conf, n, false, fmt::format("bench{}", n))));
+    const double fps = static_cast<double>(n) * frame_count / s;
+    rows.push_back(
+        {fmt::format("{} stream{} through yolo (batch-size {})", n, n > 1 ? "s" : "", n), fps});
+    // Half the per-stream rate this row reached: a load the element keeps up with.
+    const int paced_fps = std::max(1, static_cast<int>(fps / n / 2));
+    const fs::path paced_video = synthetic_video(
+        args.out / fmt::format("synthetic-{}fps", paced_fps), args.frames, paced_fps);
+    paced_rows.push_back(paced_row(paced_video, model, conf, n, paced_fps, frame_count));
   }
 
   const std::vector<Row> tracking_rows = args.trackers.empty() && args.analytics.empty()
@@ -295,6 +413,11 @@ int run(int argc, char** argv) {
   fmt::print("|{:-<58}|{:->11}|{:->19}|\n", "", "", "");
   for (const auto& r : rows)
     fmt::print("| {:<56} | {:>9.1f} | {:>16.2f}x |\n", r.what, r.fps, r.fps / rows[0].fps);
+  fmt::print("\nlatency through yolo (sink pad to src pad, every frame of every stream)\n\n");
+  fmt::print("| {:<56} | {:>9} | {:>8} | {:>8} |\n", "what", "frames/s", "p50 ms", "p99 ms");
+  fmt::print("|{:-<58}|{:->11}|{:->10}|{:->10}|\n", "", "", "", "");
+  for (const auto& r : paced_rows)
+    fmt::print("| {:<56} | {:>9.1f} | {:>8.1f} | {:>8.1f} |\n", r.what, r.fps, r.p50_ms, r.p99_ms);
   if (!tracking_rows.empty()) {
     fmt::print("\ntracking: medians of {} alternating rounds\n\n", args.rounds);
     fmt::print("| {:<56} | {:>9} | {:>28} | {:>14} |\n", "what", "frames/s",
@@ -305,6 +428,7 @@ int run(int argc, char** argv) {
                  fmt::format("{:.3f}x ({:.3f}-{:.3f})", r.ratio, r.ratio_min, r.ratio_max),
                  1000.0 / r.fps - 1000.0 / tracking_rows[0].fps);
   }
+  fmt::print("\npeak resident memory of this process (VmHWM): {:.0f} MiB\n", peak_rss_mib());
   return 0;
 }
 
