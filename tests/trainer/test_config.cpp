@@ -11,6 +11,7 @@
 #include "yolo/runtime/inference_defaults.h"
 #include "yolo/runtime/postprocess.h"
 #include "yolo/trainer/settings/config.h"
+#include "yolo/trainer/settings/shared_settings.h"
 
 using yolo::Config;
 using yolo::ConfigError;
@@ -274,4 +275,40 @@ TEST(CliValue, ParsesLikeUltralytics) {
   EXPECT_EQ(yolo::parse_cli_value("12").as<int>(), 12);
   EXPECT_TRUE(yolo::parse_cli_value("[0, 1]").IsSequence());
   EXPECT_EQ(yolo::parse_cli_value("path/to/x.yaml").as<std::string>(), "path/to/x.yaml");
+}
+
+// The shared resolvers: imgsz as [h, w] and whether it was given, training's square side (the
+// larger one, as Ultralytics' check_imgsz(max_dim=1)), conf's per-mode fallback, and half/bf16
+// dropped where the device cannot use them.
+TEST(SharedSettings, ImgszConfAndPrecisionResolveOnce) {
+  Config c;
+  const yolo::ImageSize d = yolo::imgsz_setting(c);
+  EXPECT_EQ(d.h, 640);
+  EXPECT_EQ(d.w, 640);
+  EXPECT_FALSE(d.given);
+  EXPECT_DOUBLE_EQ(yolo::conf_setting(c, yolo::kValConf), yolo::kValConf);
+  EXPECT_DOUBLE_EQ(yolo::conf_setting(c, yolo::kPredictConf), yolo::kPredictConf);
+
+  c.apply_text_overrides(
+      {{"imgsz", "[256, 320]"}, {"conf", "0.4"}, {"half", "True"}, {"bf16", "True"}});
+  const yolo::ImageSize hw = yolo::imgsz_setting(c);
+  EXPECT_EQ(hw.h, 256);
+  EXPECT_EQ(hw.w, 320);
+  EXPECT_TRUE(hw.given);
+  EXPECT_EQ(yolo::square_imgsz_setting(c, "training"), 320);
+  EXPECT_DOUBLE_EQ(yolo::conf_setting(c, yolo::kValConf), 0.4);
+  const yolo::InferencePrecision cpu = yolo::precision_setting(c, "cpu");
+  EXPECT_FALSE(cpu.half);  // FP16 is for GPUs
+  EXPECT_EQ(cpu.bf16, std::optional<bool>(true));
+  const yolo::InferencePrecision gpu = yolo::precision_setting(c, "cuda:0");
+  EXPECT_TRUE(gpu.half);
+  EXPECT_EQ(gpu.bf16, std::optional<bool>(false));  // BF16 autocast is for CPUs
+
+  Config one;
+  one.apply_text_overrides({{"imgsz", "[96]"}});
+  EXPECT_EQ(yolo::imgsz_setting(one).h, 96);
+  EXPECT_EQ(yolo::imgsz_setting(one).w, 96);
+  Config three;
+  three.apply_text_overrides({{"imgsz", "[96, 96, 96]"}});
+  EXPECT_THROW(yolo::imgsz_setting(three), yolo::ConfigError);
 }
