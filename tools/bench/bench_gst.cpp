@@ -288,14 +288,26 @@ fs::path synthetic_video(const fs::path& dir, int frames, int fps) {
   return yolo::synth::generate_synthetic_dataset(so).video;
 }
 
+// A streams_pipeline() played to EOS with latency probes on its n yolo elements.
+struct ProbedRun {
+  double seconds;  // from PLAYING to EOS
+  std::vector<std::unique_ptr<LatencyProbe>> probes;
+};
+
+ProbedRun run_probed(const std::string& description, int n) {
+  GstElement* pipeline = launch(description);
+  gst_object_ref(pipeline);  // run_to_eos releases one reference; the probes outlive it
+  ProbedRun run{0, probe_latency(pipeline, n)};
+  run.seconds = run_to_eos(pipeline);
+  gst_object_unref(pipeline);
+  return run;
+}
+
 // Latency as a live source sees it: the streams paced at `fps` each.
 Row paced_row(const fs::path& video, const fs::path& model, float conf, int n, int fps) {
-  GstElement* pipeline =
-      launch(streams_pipeline(video, model, conf, n, true, fmt::format("paced{}", n)));
-  gst_object_ref(pipeline);  // run_to_eos releases one reference; the probes outlive it
-  const auto probes = probe_latency(pipeline, n);
-  run_to_eos(pipeline);
-  gst_object_unref(pipeline);
+  const ProbedRun run =
+      run_probed(streams_pipeline(video, model, conf, n, true, fmt::format("paced{}", n)), n);
+  const auto& probes = run.probes;
   std::vector<double> all;
   for (const auto& p : probes) all.insert(all.end(), p->ms.begin(), p->ms.end());
   Row r{fmt::format("{} stream{} paced at {} frames/s each", n, n > 1 ? "s" : "", fps),
@@ -399,13 +411,10 @@ int run(int argc, char** argv) {
   }
   std::vector<Row> paced_rows;
   for (int n : args.streams) {
-    GstElement* pipeline =
-        launch(streams_pipeline(video, model, conf, n, false, fmt::format("bench{}", n)));
-    gst_object_ref(pipeline);  // run_to_eos releases one reference; the probes outlive it
-    const auto probes = probe_latency(pipeline, n);
-    const double s = run_to_eos(pipeline);
-    gst_object_unref(pipeline);
-    const double fps = steady_fps(probes);
+    const ProbedRun run =
+        run_probed(streams_pipeline(video, model, conf, n, false, fmt::format("bench{}", n)), n);
+    const double s = run.seconds;
+    const double fps = steady_fps(run.probes);
     rows.push_back(
         {fmt::format("{} stream{} through yolo (batch-size {}), running", n, n > 1 ? "s" : "", n),
          fps});

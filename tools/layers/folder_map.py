@@ -10,7 +10,8 @@ Two parts of the page are compared with the source tree:
 
     tools/layers/folder_map.py [--root DIR]
 
-Exit status 0 when both match; 1 naming what is missing on either side.
+Exit status 0 when both match; 1 naming what is missing on either side; 2 without the page or
+outside a git checkout.
 """
 import argparse
 import re
@@ -25,8 +26,13 @@ MARKER = "<!-- folder map -->"
 
 
 def top_level_folders(root: Path) -> set:
-    out = subprocess.run(["git", "-C", str(root), "ls-files"], check=True, capture_output=True,
-                         text=True).stdout
+    try:
+        out = subprocess.run(["git", "-C", str(root), "ls-files"], check=True,
+                             capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"folder_map: cannot list the tracked files of {root} with git ({e}); "
+                         "run it in a git checkout", file=sys.stderr)
+        sys.exit(2)
     return {line.split("/")[0] for line in out.splitlines()
             if "/" in line and not line.startswith(".")}
 
@@ -60,6 +66,9 @@ def main():
     ap.add_argument("--root", default=Path(__file__).resolve().parents[2], type=Path)
     root = ap.parse_args().root.resolve()
     page = root / "docs" / "architecture.md"
+    if not page.is_file():
+        print(f"folder_map: {page} does not exist; give --root the source tree", file=sys.stderr)
+        return 2
     text = page.read_text()
     problems = compare("folder table", table_folders(text), top_level_folders(root))
     mapped = map_block_folders(text)
