@@ -60,8 +60,10 @@ std::map<std::string, torch::Tensor> unpickle_tensors(const std::string& bytes,
 
 std::string pickle_state(const torch::nn::Module& module) {
   std::map<std::string, torch::Tensor> tensors;
-  for (const auto& p : module.named_parameters(true)) tensors[p.key()] = p.value();
-  for (const auto& b : module.named_buffers(true)) tensors[b.key()] = b.value();
+  // The standard (contiguous) layout whatever the run trained in (channels-last on CPUs), so a
+  // file's tensors read the same in every reader.
+  for (const auto& p : module.named_parameters(true)) tensors[p.key()] = p.value().contiguous();
+  for (const auto& b : module.named_buffers(true)) tensors[b.key()] = b.value().contiguous();
   return pickle_tensors(tensors);
 }
 
@@ -173,7 +175,13 @@ std::shared_ptr<DetectionModelImpl> TorchScriptExporter::fused_copy(
   model->eval();
   model->fuse();
   model->to(c10::Device(options_.device), options_.half ? torch::kHalf : torch::kFloat);
-  for (auto& p : model->parameters()) p.set_requires_grad(false);
+  // The exported file holds the standard layout whatever the source trained in (channels-last on
+  // CPUs); a reader that assumes contiguous tensors then reads it right.
+  for (auto& p : model->parameters()) {
+    p.set_requires_grad(false);
+    p.set_data(p.data().contiguous());
+  }
+  for (auto& b : model->buffers()) b.set_data(b.data().contiguous());
   return model;
 }
 

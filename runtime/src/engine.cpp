@@ -1,56 +1,18 @@
 #include "yolo/runtime/engine.h"
 
-#include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
-#include <torch/version.h>
 
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
 
+#include "yolo/core/autocast_scope.h"
 #include "yolo/core/cpu_features.h"
 
 namespace yolo {
 namespace {
-
-// BF16 autocast on the CPU for one forward pass on this thread (autocast state is thread-local),
-// restored after it. LibTorch 2.4 replaced the per-device setters with ones taking the device.
-class CpuBf16Autocast {
- public:
-  explicit CpuBf16Autocast(bool enable) : enable_(enable) {
-    if (!enable_) return;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    was_enabled_ = at::autocast::is_autocast_enabled(at::kCPU);
-    was_dtype_ = at::autocast::get_autocast_dtype(at::kCPU);
-    at::autocast::set_autocast_enabled(at::kCPU, true);
-    at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
-#else
-    was_enabled_ = at::autocast::is_cpu_enabled();
-    was_dtype_ = at::autocast::get_autocast_cpu_dtype();
-    at::autocast::set_cpu_enabled(true);
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-#endif
-  }
-  ~CpuBf16Autocast() {
-    if (!enable_) return;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    at::autocast::set_autocast_enabled(at::kCPU, was_enabled_);
-    at::autocast::set_autocast_dtype(at::kCPU, was_dtype_);
-#else
-    at::autocast::set_cpu_enabled(was_enabled_);
-    at::autocast::set_autocast_cpu_dtype(was_dtype_);
-#endif
-  }
-  CpuBf16Autocast(const CpuBf16Autocast&) = delete;
-  CpuBf16Autocast& operator=(const CpuBf16Autocast&) = delete;
-
- private:
-  bool enable_;
-  bool was_enabled_ = false;
-  at::ScalarType was_dtype_ = at::kBFloat16;
-};
 
 // 4-D weights (convolution kernels) in channels-last layout, before freezing folds them into the
 // graph as constants: the convolutions then need no layout conversion of their weights per call.
@@ -125,7 +87,8 @@ torch::Tensor Engine::forward(const torch::Tensor& input) {
   if (options_.channels_last) x = x.contiguous(c10::MemoryFormat::ChannelsLast);
   std::lock_guard<std::mutex> lock(mutex_);
   try {
-    CpuBf16Autocast autocast(bf16_);
+    // BF16 autocast for this forward pass on this thread (autocast state is thread-local).
+    AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, bf16_);
     torch::Tensor out = module_.forward({x}).toTensor();
     // Postprocessing reads FP32 (or the FP16 the caller asked for), never BF16.
     return out.scalar_type() == torch::kBFloat16 ? out.to(torch::kFloat) : out;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu_test_support.h"
+#include "yolo/core/autocast_scope.h"
 #include "yolo/core/device.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/detection_model.h"
@@ -63,7 +64,7 @@ StepsResult train_steps(const std::string& yaml, const torch::Device& device, bo
   for (int step = 0; step < steps; ++step) {
     yolo::LossOutput loss;
     {
-      yolo::AutocastScope scope(amp);
+      yolo::AutocastScope scope(c10::DeviceType::CUDA, at::kHalf, amp);
       auto out = model->forward_train(images);
       auto [anchors, strides] = det.anchors_for(out.one2many.feats);
       loss = det.end2end ? e2e_loss(out, anchors, strides, targets())
@@ -139,14 +140,14 @@ TEST(GpuAmp, CheckPassesAndAutocastOutputFollowsFp32) {
   torch::Tensor raw_fp32, raw_amp;
   auto detect = [&](bool autocast) {
     torch::NoGradGuard no_grad;
-    yolo::AutocastScope scope(autocast);
+    yolo::AutocastScope scope(c10::DeviceType::CUDA, at::kHalf, autocast);
     torch::Tensor raw = model->forward(x).to(torch::kFloat);
     (autocast ? raw_amp : raw_fp32) = raw;
     return yolo::non_max_suppression(raw, yolo::NmsOptions{}, false).front();
   };
   const yolo::BackendInfo backend = yolo::query_backend();
   const std::string name = backend.gpus.empty() ? "CPU (rehearsal)" : backend.gpus[0].name;
-  const yolo::AmpDecision d = yolo::check_amp("cuda", name, detect);
+  const yolo::AmpDecision d = yolo::check_amp(yolo::AmpTarget{"cuda", name, ""}, detect);
   EXPECT_TRUE(d.enabled) << d.reason;
   ASSERT_TRUE(raw_amp.defined() && raw_fp32.defined());
   EXPECT_LE(relative_max_diff(raw_amp, raw_fp32), 2e-2);

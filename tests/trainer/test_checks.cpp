@@ -23,9 +23,12 @@ TEST(Checks, CpuReport) {
   EXPECT_EQ(r.verdict.find("reference BLAS"), std::string::npos);
   EXPECT_NE(r.text.find("CPU BF16      none"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("Inference     CPU: FP32, channels-last"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("Training      CPU: FP32, channels-last (no native BF16)"),
+            std::string::npos)
+      << r.text;
 }
 
-// What the runtime will use: BF16 autocast where the CPU computes BF16 natively.
+// What the runtime and training will use: BF16 autocast where the CPU computes BF16 natively.
 TEST(Checks, SaysWhichPrecisionTheRuntimeUses) {
   yolo::BackendInfo b;
   b.torch_version = "2.11.0";
@@ -36,6 +39,10 @@ TEST(Checks, SaysWhichPrecisionTheRuntimeUses) {
   EXPECT_NE(r.text.find("CPU BF16      AVX-512 BF16"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("CPU: BF16 autocast, channels-last (bf16=False for FP32); GPU: FP32, "
                         "channels-last (half=True for FP16)"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("Training      CPU: BF16 autocast, channels-last (amp=False for FP32); "
+                        "GPU: FP16 autocast after the AMP check (amp=False)"),
             std::string::npos)
       << r.text;
 }

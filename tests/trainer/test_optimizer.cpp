@@ -307,26 +307,59 @@ TEST(AmpCheck, DecisionOnInjectedOutputs) {
   EXPECT_NE(shape.reason.find("detections"), std::string::npos);
 }
 
+TEST(AmpCheck, Bf16ToleranceGrowsWithTheValue) {
+  // A 300-pixel coordinate 2 px off is BF16's rounding (8 significant bits), not a broken model;
+  // the same 2 px on a 10-pixel coordinate is not.
+  auto fp32 = torch::tensor({{10.0, 20.0, 300.0, 310.0, 0.9, 1.0}});
+  auto far_moved = fp32.clone();
+  far_moved[0][2] = 302.0;
+  EXPECT_FALSE(yolo::decide_amp(fp32, far_moved).enabled);
+  EXPECT_TRUE(yolo::decide_amp(fp32, far_moved, 0.5, 0.01).enabled);
+  auto near_moved = fp32.clone();
+  near_moved[0][0] = 12.0;
+  EXPECT_FALSE(yolo::decide_amp(fp32, near_moved, 0.5, 0.01).enabled);
+}
+
 TEST(AmpCheck, DeviceRules) {
   int calls = 0;
   auto detect = [&](bool) {
     ++calls;
     return torch::zeros({3, 6});
   };
-  auto cpu = yolo::check_amp("cpu", "", detect);
+  auto target = [](std::string type, std::string gpu, std::string bf16) {
+    return yolo::AmpTarget{std::move(type), std::move(gpu), std::move(bf16)};
+  };
+  // A CPU without native BF16 stays in FP32 and says why, without running the model.
+  auto cpu = yolo::check_amp(target("cpu", "", ""), detect);
   EXPECT_FALSE(cpu.enabled);
-  EXPECT_NE(cpu.reason.find("only used on GPUs"), std::string::npos);
+  EXPECT_NE(cpu.reason.find("no native BF16"), std::string::npos) << cpu.reason;
+  EXPECT_NE(cpu.reason.find("FP32"), std::string::npos) << cpu.reason;
   EXPECT_EQ(calls, 0);
-  EXPECT_FALSE(yolo::check_amp("cuda", "NVIDIA GeForce GTX 1660 Ti", detect).enabled);
-  EXPECT_EQ(calls, 0);
-  EXPECT_TRUE(yolo::check_amp("cuda", "AMD Radeon RX 7900 XTX", detect).enabled);
+  // One with it compares BF16 with FP32 and trains in BF16.
+  auto bf16 = yolo::check_amp(target("cpu", "", "AVX-512 BF16"), detect);
+  EXPECT_TRUE(bf16.enabled) << bf16.reason;
+  EXPECT_EQ(bf16.dtype, c10::ScalarType::BFloat16);
+  EXPECT_NE(bf16.reason.find("AVX-512 BF16"), std::string::npos) << bf16.reason;
   EXPECT_EQ(calls, 2);
-  auto failing = yolo::check_amp("cuda", "AMD Instinct MI210", [](bool amp) -> torch::Tensor {
-    if (amp) throw std::runtime_error("HIP error: invalid device function");
-    return torch::zeros({1, 6});
-  });
+  EXPECT_FALSE(yolo::check_amp(target("mps", "", ""), detect).enabled);
+  EXPECT_FALSE(yolo::check_amp(target("cuda", "NVIDIA GeForce GTX 1660 Ti", ""), detect).enabled);
+  EXPECT_EQ(calls, 2);
+  auto gpu = yolo::check_amp(target("cuda", "AMD Radeon RX 7900 XTX", ""), detect);
+  EXPECT_TRUE(gpu.enabled);
+  EXPECT_EQ(gpu.dtype, c10::ScalarType::Half);
+  EXPECT_EQ(calls, 4);
+  auto failing =
+      yolo::check_amp(target("cuda", "AMD Instinct MI210", ""), [](bool amp) -> torch::Tensor {
+        if (amp) throw std::runtime_error("HIP error: invalid device function");
+        return torch::zeros({1, 6});
+      });
   EXPECT_FALSE(failing.enabled);
   EXPECT_NE(failing.reason.find("invalid device function"), std::string::npos);
+  auto cpu_differs = yolo::check_amp(target("cpu", "", "AMX-BF16"), [](bool amp) {
+    return amp ? torch::zeros({2, 6}) : torch::zeros({3, 6});
+  });
+  EXPECT_FALSE(cpu_differs.enabled);
+  EXPECT_NE(cpu_differs.reason.find("amp=False"), std::string::npos);
 }
 
 TEST(MultiScale, SizesCoverTheRangeInStrideStepsAndRepeatForAnIteration) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include "test_files.h"
 
+#include "yolo/core/cpu_features.h"
 #include "yolo/core/device.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/synth/synthetic_data.h"
@@ -130,6 +131,30 @@ TEST(Train, TwoEpochsWriteEveryFile) {
   again.set("plots", YAML::Node(false));
   again.set("val", YAML::Node(false));
   EXPECT_EQ(yolo::Trainer(again).train().save_dir, tmp.path / "runs" / "train2");
+}
+
+// amp=True trains under BF16 autocast where this CPU computes BF16 natively and in FP32 elsewhere;
+// amp=False always in FP32. Either way the weights stay finite, and the file holds them in the
+// standard layout although the CPU trains channels-last.
+TEST(Train, CpuPrecisionFollowsAmpAndTheCpu) {
+  yolo::testing::TempDir tmp("train_amp");
+  const fs::path data = make_dataset(tmp.path);
+  for (bool amp : {true, false}) {
+    const std::string name = amp ? "amp" : "fp32";
+    yolo::Config cfg = quiet_run(data, tmp.path / "runs", name);
+    cfg.set("epochs", YAML::Node(1));
+    cfg.set("amp", YAML::Node(amp));
+    yolo::Trainer(cfg).train();
+    const fs::path last = tmp.path / "runs" / name / "weights" / "last.pt";
+    EXPECT_EQ(yolo::load_training_checkpoint(last).state.amp,
+              amp && yolo::cpu_features().native_bf16())
+        << name;
+    auto loaded = yolo::load_torchscript(last.string(), torch::kCPU);
+    for (const auto& p : loaded.module.named_parameters()) {
+      EXPECT_TRUE(p.value.is_contiguous()) << name << " " << p.name;
+      EXPECT_TRUE(torch::isfinite(p.value).all().item<bool>()) << name << " " << p.name;
+    }
+  }
 }
 
 // save=False (Ultralytics' meaning): no checkpoint after each epoch, last.pt and best.pt once the

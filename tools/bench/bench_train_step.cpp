@@ -19,6 +19,7 @@
 
 #include "bench_clock.h"
 #include "yolo/core/allocator_tuning.h"
+#include "yolo/core/autocast_scope.h"
 #include "yolo/core/log.h"
 #include "yolo/core/main_guard.h"
 #include "yolo/core/system_info.h"
@@ -52,6 +53,7 @@ struct Variant {
   std::string name;
   bool channels_last = false;
   bool onednn = true;  // false: LibTorch's own im2col + BLAS convolutions
+  bool bf16 = false;   // BF16 autocast over forward and loss (the trainer's amp=True on the CPU)
 };
 
 int run(int argc, char** argv) {
@@ -89,9 +91,11 @@ int run(int argc, char** argv) {
   std::vector<yolo::Batch> batches;
   while (auto b = loader.next()) batches.push_back(std::move(*b));
 
-  const std::vector<Variant> variants = {{"baseline (contiguous NCHW)", false, true},
-                                         {"channels_last", true, true},
-                                         {"no oneDNN (im2col + BLAS)", false, false}};
+  const std::vector<Variant> variants = {{"baseline (contiguous NCHW)", false, true, false},
+                                         {"channels_last", true, true, false},
+                                         {"no oneDNN (im2col + BLAS)", false, false, false},
+                                         {"BF16 autocast", false, true, true},
+                                         {"channels_last + BF16 autocast", true, true, true}};
   struct Row {
     std::string name;
     Phases p;
@@ -124,11 +128,15 @@ int run(int argc, char** argv) {
       auto t = Clock::now();
       torch::Tensor x = b.images;
       if (v.channels_last) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
-      auto head = model->forward_train(x);
-      p.forward = seconds_since(t), t = Clock::now();
-      auto [anchors, strides] = det.anchors_for(head.one2many.feats);
-      auto loss = loss_fn(head.one2many, anchors, strides, b.targets);
-      p.loss = seconds_since(t), t = Clock::now();
+      yolo::LossOutput loss;
+      {
+        yolo::AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, v.bf16);
+        auto head = model->forward_train(x);
+        p.forward = seconds_since(t), t = Clock::now();
+        auto [anchors, strides] = det.anchors_for(head.one2many.feats);
+        loss = loss_fn(head.one2many, anchors, strides, b.targets);
+        p.loss = seconds_since(t), t = Clock::now();
+      }
       loss.total.backward();
       p.backward = seconds_since(t), t = Clock::now();
       auto params = model->parameters();

@@ -8,7 +8,8 @@ one core each) are read together and treated as paired samples, one pair per see
     python tools/parity/pool_seeds.py DIR/summary.json [...] [--metric hold] \
         [--row yolo26n.yaml,8,0.381,0.455 ...]
 
---row adds a pair measured elsewhere (model, seed, ours, Ultralytics), for rows kept only in
+It also reads precision_family.py's summary.json, whose pairs are BF16 and FP32 runs of ours
+(the file names its two labels). --row adds a pair measured elsewhere (model, seed, ours, Ultralytics), for rows kept only in
 docs/benchmarks.md. A seed found twice for one model is refused: pooling must not count a run
 twice. The interval is mean(ours - Ultralytics) +- t(0.975, n - 1) x s.e., divided by
 Ultralytics' mean (the ratio's interval, to first order).
@@ -36,8 +37,11 @@ def t_quantile(dof: int) -> float:
         return 1.96
 
 
-def read_pairs(paths: list[str], rows: list[str], metric: str) -> dict:
+def read_pairs(paths: list[str], rows: list[str], metric: str) -> tuple[dict, list[str]]:
+    """{model: {seed: (first, second, where)}} and the two labels (ours and Ultralytics unless a
+    file names others)."""
     pairs: dict = {}
+    labels = ["yolo-trainer", "Ultralytics"]
 
     def add(model: str, seed: int, ours: float, ul: float, where: str) -> None:
         seeds = pairs.setdefault(model, {})
@@ -51,30 +55,34 @@ def read_pairs(paths: list[str], rows: list[str], metric: str) -> dict:
             results = json.loads(Path(p).read_text())
         except (OSError, json.JSONDecodeError) as e:
             sys.exit(f"pool_seeds: cannot read {p}: {e} (expected a side_by_side.py summary.json)")
+        if "labels" in results:  # precision_family.py: {"labels": [a, b], "results": {...}}
+            labels, results = results["labels"], results["results"]
         for model, seeds in results.items():
             for seed, r in seeds.items():
-                add(model, int(seed), r["yolo-trainer"][metric], r["Ultralytics"][metric], p)
+                add(model, int(seed), r[labels[0]][metric], r[labels[1]][metric], p)
     for row in rows:
         parts = row.split(",")
         if len(parts) != 4:
             sys.exit(f"pool_seeds: --row '{row}' must be model,seed,ours,ultralytics")
         add(parts[0], int(parts[1]), float(parts[2]), float(parts[3]), "--row")
-    return pairs
+    return pairs, labels
 
 
-def report(model: str, seeds: dict, metric: str) -> str:
+def report(model: str, seeds: dict, metric: str, labels=("ours", "Ultralytics")) -> str:
+    """The pairs' table, the ratio of means and its 95 % interval; labels name the two columns."""
+    a, b = labels
     order = sorted(seeds)
     ours = [seeds[s][0] for s in order]
     ul = [seeds[s][1] for s in order]
     diff = [o - u for o, u in zip(ours, ul)]
     n = len(diff)
     lines = [f"{model}, {METRICS[metric]}, {n} seeds ({', '.join(map(str, order))})",
-             "| seed | ours | Ultralytics | ours - Ultralytics |", "|---|---|---|---|"]
+             f"| seed | {a} | {b} | {a} - {b} |", "|---|---|---|---|"]
     lines += [f"| {s} | {o:.3f} | {u:.3f} | {d:+.3f} |" for s, o, u, d in zip(order, ours, ul, diff)]
     mo, mu, md = statistics.mean(ours), statistics.mean(ul), statistics.mean(diff)
     lines.append(f"| mean | {mo:.3f} | {mu:.3f} | {md:+.4f} |")
     ratio = mo / mu if mu else float("nan")
-    text = f"ratio of means {ratio:.3f}x; ours lower on {sum(d < 0 for d in diff)} of {n}"
+    text = f"ratio of means {ratio:.3f}x; {a} lower on {sum(d < 0 for d in diff)} of {n}"
     if n >= 2:
         se = statistics.stdev(diff) / math.sqrt(n)
         half = t_quantile(n - 1) * se
@@ -91,10 +99,12 @@ def main() -> None:
     ap.add_argument("--metric", default="hold", choices=sorted(METRICS))
     ap.add_argument("--row", action="append", default=[], help="model,seed,ours,ultralytics")
     a = ap.parse_args()
-    pairs = read_pairs(a.summaries, a.row, a.metric)
+    pairs, labels = read_pairs(a.summaries, a.row, a.metric)
     if not pairs:
         sys.exit("pool_seeds: no runs given (summary.json files or --row)")
-    print("\n\n".join(report(m, s, a.metric) for m, s in pairs.items()))
+    if labels[0] == "yolo-trainer":
+        labels = ["ours", "Ultralytics"]
+    print("\n\n".join(report(m, s, a.metric, labels) for m, s in pairs.items()))
 
 
 if __name__ == "__main__":

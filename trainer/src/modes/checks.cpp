@@ -39,6 +39,12 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
                               : "CPU: FP32, channels-last (no native BF16)";
   if (!backend.gpus.empty()) inference += "; GPU: FP32, channels-last (half=True for FP16)";
   line("Inference", inference);
+  // What `train` will run with amp=True (the default): the AMP check can still turn it off.
+  std::string training = cpu.native_bf16()
+                             ? "CPU: BF16 autocast, channels-last (amp=False for FP32)"
+                             : "CPU: FP32, channels-last (no native BF16)";
+  if (!backend.gpus.empty()) training += "; GPU: FP16 autocast after the AMP check (amp=False)";
+  line("Training", training);
   line("OpenCV", opencv_version);
   line("GStreamer", gstreamer_version);
 

@@ -2,16 +2,17 @@
 
 #include <torch/torch.h>
 
+#include "yolo/core/autocast_scope.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/runtime/input_tensor.h"
 #include "yolo/runtime/letterbox.h"
 #include "yolo/runtime/postprocess.h"
-#include "yolo/trainer/train/mixed_precision.h"
 
 namespace yolo {
 
 torch::Tensor amp_probe_detections(DetectionModelImpl& model, const cv::Mat& bgr, int imgsz,
-                                   const c10::Device& device, bool autocast) {
+                                   const c10::Device& device, c10::ScalarType amp_dtype,
+                                   bool autocast) {
   constexpr int kProbeBatch = 8;  // Ultralytics runs the check on a batch of 8
   torch::NoGradGuard no_grad;
   LetterboxOptions lb;
@@ -22,7 +23,7 @@ torch::Tensor amp_probe_detections(DetectionModelImpl& model, const cv::Mat& bgr
   model.eval();
   torch::Tensor out;
   {
-    AutocastScope scope(autocast);
+    AutocastScope scope(device.type(), amp_dtype, autocast);
     out = model.forward(x).to(torch::kFloat);
   }
   model.train();

@@ -10,8 +10,10 @@
 #include <cmath>
 #include <ctime>
 
+#include "train/channels_last.h"
 #include "train/trainer_state.h"
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/autocast_scope.h"
 #include "yolo/core/progress_bar.h"
 #include "yolo/core/stopwatch.h"
 #include "yolo/runtime/inference_defaults.h"
@@ -213,9 +215,10 @@ std::optional<int64_t> Trainer::train_batch(int epoch, const Batch& batch, Losse
     images = resize_batch(
         images, multi_scale_size(s.opt.imgsz, s.opt.multi_scale, s.stride, s.scale_seed, ni),
         s.stride);
+  if (s.channels_last) images = to_channels_last(images);
   LossOutput loss;
   {
-    AutocastScope scope(s.amp);
+    AutocastScope scope(s.device.type(), s.amp_dtype, s.amp);
     auto head = s.model->forward_train(images);
     auto [anchors, strides] = s.model->detect().anchors_for(head.one2many.feats);
     loss = s.e2e_loss ? (*s.e2e_loss)(head, anchors, strides, batch.targets)
@@ -368,9 +371,10 @@ ValidationResult Trainer::validate(DetectionModelImpl& m, bool with_plots) {
   o.plots = with_plots && s.opt.plots && s.main;
   Validator validator(o);
   m.eval();
+  if (s.channels_last) weights_to_channels_last(m);  // a no-op for the EMA; best.pt loads NCHW
   auto forward = [&](const torch::Tensor& images, const torch::Tensor& targets) {
-    AutocastScope scope(s.amp);
-    auto train_out = m.forward_train(images);
+    AutocastScope scope(s.device.type(), s.amp_dtype, s.amp);
+    auto train_out = m.forward_train(s.channels_last ? to_channels_last(images) : images);
     ModelBatchOutput r;
     r.predictions = m.detect().inference_output(train_out).to(torch::kFloat);
     auto [anchors, strides] = m.detect().anchors_for(train_out.one2many.feats);

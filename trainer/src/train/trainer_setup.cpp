@@ -9,8 +9,10 @@
 #include <thread>
 
 #include "train/amp_probe.h"
+#include "train/channels_last.h"
 #include "train/trainer_state.h"
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/cpu_features.h"
 #include "yolo/core/run_dir.h"
 #include "yolo/core/strings.h"
 #include "yolo/trainer/data/dataset_download.h"
@@ -143,6 +145,9 @@ void Trainer::setup_model() {
   if (o.frozen.size() > 1)
     spdlog::info("Freezing layers: {}", fmt::join(o.frozen.begin() + 1, o.frozen.end(), " "));
   s.model->to(s.device);
+  // Measured on CPUs only (oneDNN); GPUs keep NCHW until a GPU run measures NHWC there.
+  s.channels_last = s.device.is_cpu();
+  if (s.channels_last) weights_to_channels_last(*s.model);
 }
 
 void Trainer::setup_run_dir(const ResumePoint* resume) {
@@ -320,18 +325,27 @@ void Trainer::setup_amp() {
     if (idx >= 0 && static_cast<size_t>(idx) < backend.gpus.size())
       gpu_name = backend.gpus[idx].name;
     const cv::Mat probe = s.val_loader->make_sample(0, 0).image;
-    const AmpDecision d =
-        check_amp(s.device.is_cuda() ? "cuda" : s.device.str(), gpu_name, [&](bool autocast) {
-          return amp_probe_detections(*s.model, probe, s.opt.imgsz, s.device, autocast);
-        });
+    AmpTarget target;
+    target.device_type = s.device.is_cuda() ? "cuda" : s.device.str();
+    target.gpu_name = gpu_name;
+    if (cpu_features().native_bf16()) target.cpu_bf16 = cpu_features().describe();
+    const c10::ScalarType dtype = amp_dtype(target.device_type);
+    const AmpDecision d = check_amp(target, [&](bool autocast) {
+      return amp_probe_detections(*s.model, probe, s.opt.imgsz, s.device, dtype, autocast);
+    });
     s.amp = d.enabled;
+    s.amp_dtype = d.dtype;
     if (!d.enabled && s.device.is_cuda())
       spdlog::warn("{}", d.reason);
     else
       spdlog::info("{}", d.reason);
   }
-  if (s.pg) s.amp = s.pg->any(s.amp);  // rank 0's decision holds for every rank
-  s.scaler = std::make_unique<GradScaler>(s.amp);
+  if (s.pg) {  // rank 0's decision holds for every rank (DDP runs on GPUs: FP16)
+    s.amp = s.pg->any(s.amp);
+    s.amp_dtype = amp_dtype("cuda");
+  }
+  // BF16 has FP32's exponent range: only FP16 needs its loss scaled.
+  s.scaler = std::make_unique<GradScaler>(s.amp && s.amp_dtype == c10::ScalarType::Half);
 }
 
 void Trainer::restore(const ResumePoint& resume) {
@@ -343,6 +357,7 @@ void Trainer::restore(const ResumePoint& resume) {
   ema_model->detect().use_one2one = s.model->detect().use_one2one;
   s.ema = std::make_unique<ModelEMA>(*ema_model, 0.9999, 2000, ckpt.state.ema_updates);
   s.ema->model().to(s.device);
+  if (s.channels_last) weights_to_channels_last(s.ema->model());
   if (ckpt.state.optimizer != optimizer_name(s.optimizer->kind()))
     throw CheckpointError(fmt::format("{} was trained with {} but this run builds {}", path,
                                       ckpt.state.optimizer, optimizer_name(s.optimizer->kind())));

@@ -52,8 +52,10 @@ struct Trainer::State {
   std::unique_ptr<DataLoader> train_loader, val_loader;
   std::vector<ImageRecord> train_records;  // for the labels plot
   std::filesystem::path save_dir, last, best;
-  TrainState ts;  // what checkpoints save
-  bool amp = false;
+  TrainState ts;     // what checkpoints save
+  bool amp = false;  // autocast in amp_dtype: FP16 on GPUs, BF16 on CPUs with native BF16
+  c10::ScalarType amp_dtype = c10::ScalarType::Half;
+  bool channels_last = false;  // CPU: weights and batches in NHWC (train/channels_last.h)
   int start_epoch = 0;
   int64_t start_batch = 0;
   ResultsLog results;

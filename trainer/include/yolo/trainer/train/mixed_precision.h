@@ -1,6 +1,7 @@
-// Mixed precision for training on GPUs: an autocast scope and dynamic loss scaling (PyTorch's
-// torch.amp.GradScaler, which LibTorch's C++ API lacks). Both are no-ops when disabled, so the
-// training loop has one code path for CPU and GPU.
+// Dynamic loss scaling for FP16 training on GPUs (PyTorch's torch.amp.GradScaler, which
+// LibTorch's C++ API lacks). A no-op when disabled -- FP32, and BF16 on the CPU, whose exponent
+// range is FP32's -- so the training loop has one code path. The autocast scope itself is
+// yolo/core/autocast_scope.h.
 #pragma once
 
 #include <torch/types.h>
@@ -8,18 +9,6 @@
 #include <vector>
 
 namespace yolo {
-
-// Enables CUDA/HIP autocast (FP16 where safe) for its lifetime; restores the previous state.
-class AutocastScope {
- public:
-  explicit AutocastScope(bool enabled);
-  ~AutocastScope();
-  AutocastScope(const AutocastScope&) = delete;
-  AutocastScope& operator=(const AutocastScope&) = delete;
-
- private:
-  bool previous_, changed_;
-};
 
 class GradScaler {
  public:
