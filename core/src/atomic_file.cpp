@@ -139,6 +139,24 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
   });
 }
 
+void link_or_copy_atomically(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  if (fs::equivalent(from, to, ec)) return;  // already one file (rename would keep both names)
+  const fs::path dir = to.has_parent_path() ? to.parent_path() : fs::path(".");
+  fs::create_directories(dir, ec);
+  remove_stale_temporaries(dir / to.filename());
+  const fs::path tmp = temp_name(dir / to.filename());
+  // EXDEV (another filesystem), EPERM/ENOTSUP (no hard links there), ...: copy instead.
+  if (::link(from.c_str(), tmp.c_str()) != 0) return copy_file_atomically(from, to);
+  if (::rename(tmp.c_str(), to.c_str()) != 0) {
+    const int err = errno;
+    fs::remove(tmp, ec);
+    throw std::runtime_error(fmt::format("cannot replace '{}' with '{}': {}", to.string(),
+                                         from.string(), std::strerror(err)));
+  }
+  fsync_dir(dir);
+}
+
 void copy_file_atomically(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   const uintmax_t size = fs::file_size(from, ec);

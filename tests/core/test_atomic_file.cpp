@@ -111,6 +111,24 @@ TEST_F(AtomicFile, CopyIsAtomicAndComplete) {
   EXPECT_EQ(files_in(dir_), 2u);
 }
 
+// best.pt from last.pt: the same bytes under both names, and the next atomic write of last.pt
+// (a rename) leaves best.pt as it was -- the property that makes a hard link safe here.
+TEST_F(AtomicFile, LinkKeepsItsBytesWhenTheSourceIsRewritten) {
+  const fs::path from = dir_ / "last.pt", to = dir_ / "best.pt";
+  yolo::write_file_atomically(from, std::string(100000, 'a'));
+  yolo::write_file_atomically(to, "old best");
+  yolo::link_or_copy_atomically(from, to);
+  EXPECT_EQ(slurp(to), std::string(100000, 'a'));
+  yolo::write_file_atomically(from, "epoch 2");
+  EXPECT_EQ(slurp(to), std::string(100000, 'a'));
+  EXPECT_EQ(slurp(from), "epoch 2");
+  yolo::link_or_copy_atomically(to, to);  // one file already: nothing to do, nothing left over
+  EXPECT_EQ(slurp(to), std::string(100000, 'a'));
+  EXPECT_THROW(yolo::link_or_copy_atomically(dir_ / "missing.pt", to), std::runtime_error);
+  EXPECT_EQ(slurp(to), std::string(100000, 'a'));
+  EXPECT_EQ(files_in(dir_), 2u);
+}
+
 // A process killed mid-write (kill -9) leaves its temporary file; the next write of the same file
 // removes it, and leaves alone the temporaries of writers that still run and other files.
 TEST_F(AtomicFile, TemporariesOfDeadWritersAreRemoved) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "run_command.h"
+#include "yolo/core/cpu_features.h"
 #include "yolo/core/device.h"
 
 namespace {
@@ -167,6 +168,36 @@ TEST(TrainerCli, SynthWritesAUsableDataset) {
   EXPECT_EQ(n, 8u);
   r = run_trainer("synth dir=" + dir.string() + " nc=12");
   EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+// The log says which arithmetic a CPU training uses: BF16 autocast where the CPU computes BF16
+// natively (and amp=True, the default), FP32 with the reason otherwise.
+TEST(TrainerCli, TrainingSaysItsPrecision) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("yolo_cli_precision_" + std::to_string(static_cast<long>(::getpid())));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ASSERT_EQ(run_trainer("synth dir=data images=8 imgsz=96 nc=2", dir.string()).exit_code, 0);
+  const std::string common =
+      "train model=yolov8n.yaml data=data/data.yaml imgsz=64 epochs=1 batch=4 device=cpu "
+      "plots=False val=False exist_ok=True ";
+  Result on = run_trainer(common + "name=amp", dir.string());
+  EXPECT_EQ(on.exit_code, 0) << on.output;
+  if (yolo::cpu_features().native_bf16()) {
+    EXPECT_NE(on.output.find("BF16 autocast on the CPU (" + yolo::cpu_features().describe() + ")"),
+              std::string::npos)
+        << on.output;
+  } else {
+    EXPECT_NE(on.output.find("no native BF16"), std::string::npos) << on.output;
+    EXPECT_NE(on.output.find("training runs in FP32"), std::string::npos) << on.output;
+  }
+  Result off = run_trainer(common + "name=fp32 amp=False", dir.string());
+  EXPECT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_NE(off.output.find("AMP is off (amp=False): training runs in FP32"), std::string::npos)
+      << off.output;
+  EXPECT_EQ(off.output.find("BF16"), std::string::npos) << off.output;
+  fs::remove_all(dir);
 }
 
 // Ctrl-C (SIGINT) during training: the current batch finishes, last.pt is saved, exit 0, and the

@@ -53,7 +53,7 @@ struct Variant {
   std::string name;
   bool channels_last = false;
   bool onednn = true;  // false: LibTorch's own im2col + BLAS convolutions
-  bool bf16 = false;   // BF16 autocast over forward and loss (the trainer's amp=True on the CPU)
+  bool bf16 = false;   // BF16 autocast over the forward pass (the trainer's amp=True on the CPU)
 };
 
 int run(int argc, char** argv) {
@@ -128,15 +128,16 @@ int run(int argc, char** argv) {
       auto t = Clock::now();
       torch::Tensor x = b.images;
       if (v.channels_last) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
-      yolo::LossOutput loss;
+      yolo::nn::DetectTrainOutput head;
       {
         yolo::AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, v.bf16);
-        auto head = model->forward_train(x);
-        p.forward = seconds_since(t), t = Clock::now();
-        auto [anchors, strides] = det.anchors_for(head.one2many.feats);
-        loss = loss_fn(head.one2many, anchors, strides, b.targets);
-        p.loss = seconds_since(t), t = Clock::now();
+        head = model->forward_train(x);
       }
+      p.forward = seconds_since(t), t = Clock::now();
+      head = yolo::outputs_in_fp32(head);  // as the trainer: the loss in FP32
+      auto [anchors, strides] = det.anchors_for(head.one2many.feats);
+      const yolo::LossOutput loss = loss_fn(head.one2many, anchors, strides, b.targets);
+      p.loss = seconds_since(t), t = Clock::now();
       loss.total.backward();
       p.backward = seconds_since(t), t = Clock::now();
       auto params = model->parameters();

@@ -130,6 +130,22 @@ EndToEndLoss::EndToEndLoss(int64_t num_classes, int64_t reg_max, std::vector<dou
       one2one_(num_classes, reg_max, strides, gains, 7, 1),
       epochs_(epochs) {}
 
+nn::DetectTrainOutput outputs_in_fp32(const nn::DetectTrainOutput& out) {
+  auto convert = [](const nn::HeadOutput& h) {
+    nn::HeadOutput f;
+    f.boxes = h.boxes.to(torch::kFloat);
+    f.scores = h.scores.to(torch::kFloat);
+    // The features give the loss only their sizes and type (the anchor grid): detached copies.
+    for (const auto& t : h.feats)
+      f.feats.push_back(t.scalar_type() == torch::kFloat ? t : t.detach().to(torch::kFloat));
+    return f;
+  };
+  nn::DetectTrainOutput f;
+  f.one2many = convert(out.one2many);
+  if (out.one2one) f.one2one = convert(*out.one2one);
+  return f;
+}
+
 LossOutput EndToEndLoss::operator()(const nn::DetectTrainOutput& out, const torch::Tensor& anchors,
                                     const torch::Tensor& strides,
                                     const torch::Tensor& targets) const {

@@ -176,7 +176,15 @@ bool Trainer::train_epoch(int epoch, Losses& losses, int64_t& seen_batches) {
     b.index = next_index++;
     return b;
   };
-  while (auto batch = next_batch()) {
+  // Time spent getting batches: on the CPU the training thread makes them itself, so this is the
+  // loader's whole share of the training time; on GPUs, the time the step waited for them.
+  auto timed_next_batch = [&] {
+    const auto t = TrainClock::now();
+    std::optional<Batch> b = next_batch();
+    s.spent_data += seconds_since(t);
+    return b;
+  };
+  while (auto batch = timed_next_batch()) {
     const int64_t i = batch->index;
     const int64_t ni = i + s.batches_per_epoch * epoch;
     const std::optional<int64_t> size = train_batch(epoch, *batch, losses, seen_batches);
@@ -216,14 +224,15 @@ std::optional<int64_t> Trainer::train_batch(int epoch, const Batch& batch, Losse
         images, multi_scale_size(s.opt.imgsz, s.opt.multi_scale, s.stride, s.scale_seed, ni),
         s.stride);
   if (s.channels_last) images = to_channels_last(images);
-  LossOutput loss;
+  nn::DetectTrainOutput head;
   {
     AutocastScope scope(s.device.type(), s.amp_dtype, s.amp);
-    auto head = s.model->forward_train(images);
-    auto [anchors, strides] = s.model->detect().anchors_for(head.one2many.feats);
-    loss = s.e2e_loss ? (*s.e2e_loss)(head, anchors, strides, batch.targets)
-                      : (*s.loss)(head.one2many, anchors, strides, batch.targets);
+    head = s.model->forward_train(images);
   }
+  head = outputs_in_fp32(head);  // the loss in FP32 (loss.h)
+  auto [anchors, strides] = s.model->detect().anchors_for(head.one2many.feats);
+  const LossOutput loss = s.e2e_loss ? (*s.e2e_loss)(head, anchors, strides, batch.targets)
+                                     : (*s.loss)(head.one2many, anchors, strides, batch.targets);
   if (!std::isfinite(loss.total.item<double>())) {
     spdlog::warn("non-finite loss at epoch {} batch {}; skipping this batch", epoch + 1,
                  batch.index);
@@ -349,13 +358,14 @@ Trainer::EpochEnd Trainer::end_epoch(int epoch, const Losses& losses,
     // early stop (patience, time limit, a stop request), so that the run keeps its weights.
     if (o.save || final_epoch || end.patience || end.time_limit || end.interrupted) {
       save_checkpoint(s.last, true);
-      if (improved) copy_file_atomically(s.last, s.best);
+      if (improved) link_or_copy_atomically(s.last, s.best);
     }
     s.spent_train += std::chrono::duration<double>(t_val - t_epoch).count();
     s.spent_validate += std::chrono::duration<double>(t_save - t_val).count();
     s.spent_save += seconds_since(t_save);
     if (o.save && o.save_period > 0 && (epoch + 1) % o.save_period == 0)
-      copy_file_atomically(s.last, s.save_dir / "weights" / fmt::format("epoch{}.pt", epoch + 1));
+      link_or_copy_atomically(s.last,
+                              s.save_dir / "weights" / fmt::format("epoch{}.pt", epoch + 1));
   }
   if (s.pg) {  // rank 0 decided; the others wait here while it validates and saves
     end.interrupted = s.pg->any(end.interrupted);
@@ -373,8 +383,12 @@ ValidationResult Trainer::validate(DetectionModelImpl& m, bool with_plots) {
   m.eval();
   if (s.channels_last) weights_to_channels_last(m);  // a no-op for the EMA; best.pt loads NCHW
   auto forward = [&](const torch::Tensor& images, const torch::Tensor& targets) {
-    AutocastScope scope(s.device.type(), s.amp_dtype, s.amp);
-    auto train_out = m.forward_train(s.channels_last ? to_channels_last(images) : images);
+    nn::DetectTrainOutput train_out;
+    {
+      AutocastScope scope(s.device.type(), s.amp_dtype, s.amp);
+      train_out = m.forward_train(s.channels_last ? to_channels_last(images) : images);
+    }
+    train_out = outputs_in_fp32(train_out);  // boxes decoded and the loss computed in FP32
     ModelBatchOutput r;
     r.predictions = m.detect().inference_output(train_out).to(torch::kFloat);
     auto [anchors, strides] = m.detect().anchors_for(train_out.one2many.feats);
@@ -426,9 +440,10 @@ void Trainer::final_evaluation(TrainResult& out) {
   // Where the time went: on small sets per-epoch validation and checkpoints are a visible share
   // (val=False skips the per-epoch validation), and a slow run should say which part was slow.
   spdlog::info(
-      "{} epochs completed in {:.3f} hours (training {:.0f} s, validation {:.0f} s, checkpoints "
-      "{:.0f} s).",
-      out.epochs_completed, out.seconds / 3600, s.spent_train, s.spent_validate, s.spent_save);
+      "{} epochs completed in {:.3f} hours (training {:.0f} s, of which getting batches {:.0f} s "
+      "= {:.0f} %; validation {:.0f} s, checkpoints {:.0f} s).",
+      out.epochs_completed, out.seconds / 3600, s.spent_train, s.spent_data,
+      s.spent_train > 0 ? 100 * s.spent_data / s.spent_train : 0.0, s.spent_validate, s.spent_save);
   const TrainState final_state = s.ts;
   save_checkpoint(s.last, false);
   if (fs::exists(s.best)) {

@@ -339,6 +339,8 @@ void Trainer::setup_amp() {
       spdlog::warn("{}", d.reason);
     else
       spdlog::info("{}", d.reason);
+  } else if (s.main) {
+    spdlog::info("AMP is off (amp=False): training runs in FP32");
   }
   if (s.pg) {  // rank 0's decision holds for every rank (DDP runs on GPUs: FP16)
     s.amp = s.pg->any(s.amp);

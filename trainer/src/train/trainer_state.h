@@ -69,6 +69,7 @@ struct Trainer::State {
   uint64_t scale_seed = 0;  // multi-scale sizes (every rank draws its own, as Ultralytics')
   int loading_epoch = -1;   // the epoch whose batches the loader is making
   double spent_train = 0, spent_validate = 0, spent_save = 0;  // seconds (rank 0)
+  double spent_data = 0;  // seconds of spent_train getting batches from the loader
 };
 
 // Training mode for the model, except the BatchNorm layers of frozen modules, which Ultralytics

@@ -28,6 +28,13 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 // reader never sees half a copy, and a failed copy leaves `to` as it was.
 void copy_file_atomically(const std::filesystem::path& from, const std::filesystem::path& to);
 
+// `to` names the same bytes as `from`, atomically: a hard link renamed over `to` where the
+// filesystem has them (nothing copied or flushed again: the trainer's best.pt after each improving
+// epoch is a 30-60 MB copy otherwise), else copy_file_atomically. Only for files that are
+// replaced by rename and never changed in place -- every writer in this file -- since an in-place
+// change to one name would show under both.
+void link_or_copy_atomically(const std::filesystem::path& from, const std::filesystem::path& to);
+
 // A write that failed for want of space: the disk is full, a quota or a file size limit was hit.
 class SpaceError : public FailureError {
  public:
