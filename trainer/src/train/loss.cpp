@@ -131,13 +131,17 @@ EndToEndLoss::EndToEndLoss(int64_t num_classes, int64_t reg_max, std::vector<dou
       epochs_(epochs) {}
 
 nn::DetectTrainOutput outputs_in_fp32(const nn::DetectTrainOutput& out) {
-  auto convert = [](const nn::HeadOutput& h) {
+  // Only FP16 and BF16 are widened: FP32 stays as it is, and so does float64 (the parity
+  // harness trains in double).
+  auto reduced = [](const torch::Tensor& t) {
+    return t.scalar_type() == torch::kHalf || t.scalar_type() == torch::kBFloat16;
+  };
+  auto convert = [&](const nn::HeadOutput& h) {
     nn::HeadOutput f;
-    f.boxes = h.boxes.to(torch::kFloat);
-    f.scores = h.scores.to(torch::kFloat);
+    f.boxes = reduced(h.boxes) ? h.boxes.to(torch::kFloat) : h.boxes;
+    f.scores = reduced(h.scores) ? h.scores.to(torch::kFloat) : h.scores;
     // The features give the loss only their sizes and type (the anchor grid): detached copies.
-    for (const auto& t : h.feats)
-      f.feats.push_back(t.scalar_type() == torch::kFloat ? t : t.detach().to(torch::kFloat));
+    for (const auto& t : h.feats) f.feats.push_back(reduced(t) ? t.detach().to(torch::kFloat) : t);
     return f;
   };
   nn::DetectTrainOutput f;

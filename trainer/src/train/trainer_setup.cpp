@@ -342,9 +342,9 @@ void Trainer::setup_amp() {
   } else if (s.main) {
     spdlog::info("AMP is off (amp=False): training runs in FP32");
   }
-  if (s.pg) {  // rank 0's decision holds for every rank (DDP runs on GPUs: FP16)
+  if (s.pg) {  // rank 0's decision holds for every rank, all on the same kind of device
     s.amp = s.pg->any(s.amp);
-    s.amp_dtype = amp_dtype("cuda");
+    s.amp_dtype = amp_dtype(s.device.is_cuda() ? "cuda" : "cpu");
   }
   // BF16 has FP32's exponent range: only FP16 needs its loss scaled.
   s.scaler = std::make_unique<GradScaler>(s.amp && s.amp_dtype == c10::ScalarType::Half);

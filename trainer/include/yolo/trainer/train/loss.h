@@ -65,11 +65,11 @@ class EndToEndLoss {
   double o2m_ = 0.8;
 };
 
-// The head's training outputs in FP32 (a no-op for FP32 outputs). After a forward pass under
-// autocast the loss and the box decoding run on these: in BF16 (8 significant bits) a box edge at
-// 300 px is off by up to 1 px, the assigner's IoUs move, and a DFL target of 14.99 rounds onto the
-// last bin. Ultralytics computes its loss in the autocast type (FP16 on GPUs); FP32 costs a copy
-// of the head's outputs and is exact where they are.
+// The head's FP16 or BF16 training outputs in FP32 (FP32 and float64 ones are left as they are).
+// After a forward pass under autocast the loss and the box decoding run on these: in BF16 (8
+// significant bits) a box edge at 300 px is off by up to 1 px, the assigner's IoUs move, and a DFL
+// target of 14.99 rounds onto the last bin. Ultralytics computes its loss in the autocast type
+// (FP16 on GPUs); FP32 costs a copy of the head's outputs and is exact where they are.
 nn::DetectTrainOutput outputs_in_fp32(const nn::DetectTrainOutput& out);
 
 // Distribution focal loss for bin logits (n, reg_max) and targets (n,) in grid units; targets are
