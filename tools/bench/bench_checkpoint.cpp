@@ -42,6 +42,27 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+struct Part {
+  std::string name;
+  std::vector<double> s;  // seconds, one per round
+};
+
+// The parts' medians with their share of the whole save (the last part).
+void print_table(const std::vector<Part>& parts, const std::string& model_name, int imgsz,
+                 size_t bytes, int rounds) {
+  const double whole = median(parts.back().s);
+  fmt::print(
+      "\nOne epoch's checkpoint, {} at {} px, {:.1f} MB per file, {} threads, median of {} "
+      "(ms)\n\n",
+      model_name, imgsz, bytes / 1048576.0, yolo::torch_threads(), rounds);
+  fmt::print("| {:<42} | {:>8} | {:>14} |\n", "part", "ms", "share of save");
+  fmt::print("|{:-<44}|{:->10}|{:->16}|\n", "", "", "");
+  for (const auto& p : parts) {
+    const double m = median(p.s);
+    fmt::print("| {:<42} | {:>8.1f} | {:>13.2f}x |\n", p.name, 1e3 * m, m / whole);
+  }
+}
+
 int run(int argc, char** argv) {
   std::string model_name = "yolov8n.yaml", out = "runs/bench/checkpoint";
   int imgsz = 320, rounds = 7;
@@ -73,10 +94,6 @@ int run(int argc, char** argv) {
   exporter.serialize(ema.model());  // the trace is made once per run: not counted
 
   const fs::path last = fs::path(out) / "last.pt", best = fs::path(out) / "best.pt";
-  struct Part {
-    std::string name;
-    std::vector<double> s;
-  };
   std::vector<Part> parts = {{"pickle the training weights", {}},
                              {"pickle the optimiser state", {}},
                              {"archive in memory (EMA traced + weights)", {}},
@@ -113,17 +130,7 @@ int run(int argc, char** argv) {
     bytes = archive.size();
   }
 
-  const double whole = median(parts.back().s);
-  fmt::print(
-      "\nOne epoch's checkpoint, {} at {} px, {:.1f} MB per file, {} threads, median of {} "
-      "(ms)\n\n",
-      model_name, imgsz, bytes / 1048576.0, yolo::torch_threads(), rounds);
-  fmt::print("| {:<42} | {:>8} | {:>14} |\n", "part", "ms", "share of save");
-  fmt::print("|{:-<44}|{:->10}|{:->16}|\n", "", "", "");
-  for (const auto& p : parts) {
-    const double m = median(p.s);
-    fmt::print("| {:<42} | {:>8.1f} | {:>13.2f}x |\n", p.name, 1e3 * m, m / whole);
-  }
+  print_table(parts, model_name, imgsz, bytes, rounds);
   return 0;
 }
 

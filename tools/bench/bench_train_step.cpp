@@ -56,6 +56,62 @@ struct Variant {
   bool bf16 = false;   // BF16 autocast over the forward pass (the trainer's amp=True on the CPU)
 };
 
+// One variant's phases summed over args.steps steps after a warm-up step; a chrome trace of the
+// counted steps when `profile`.
+Phases time_variant(const Args& args, const Variant& v, int64_t nc,
+                    const std::vector<yolo::Batch>& batches, bool profile) {
+  at::globalContext().setUserEnabledMkldnn(v.onednn);
+  torch::manual_seed(0);
+  auto model = yolo::build_model(args.model, nc);
+  if (v.channels_last) {
+    torch::NoGradGuard no_grad;
+    for (auto& w : model->parameters())
+      if (w.dim() == 4) w.set_data(w.data().contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+  model->train();
+  auto& det = model->detect();
+  yolo::DetectionLoss loss_fn(nc, det.reg_max, det.stride, {7.5, 0.5, 1.5});
+  yolo::Optimizer opt(
+      yolo::OptimizerKind::kAdamW,
+      yolo::make_param_groups(*model, yolo::OptimizerKind::kAdamW, 0.001429, 0.9, 0.0005));
+  yolo::ModelEMA ema(*model);
+  Phases sum;
+  std::unique_ptr<torch::autograd::profiler::RecordProfile> profiler;
+  for (int i = -1; i < args.steps; ++i) {  // i = -1: warm-up, not counted
+    if (i == 0 && profile)
+      profiler = std::make_unique<torch::autograd::profiler::RecordProfile>(args.profile);
+    const auto& b = batches[static_cast<size_t>(std::max(i, 0)) % batches.size()];
+    Phases p;
+    auto t = Clock::now();
+    torch::Tensor x = b.images;
+    if (v.channels_last) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
+    yolo::nn::DetectTrainOutput head;
+    {
+      yolo::AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, v.bf16);
+      head = model->forward_train(x);
+    }
+    p.forward = seconds_since(t), t = Clock::now();
+    head = yolo::outputs_in_fp32(head);  // as the trainer: the loss in FP32
+    auto [anchors, strides] = det.anchors_for(head.one2many.feats);
+    const yolo::LossOutput loss = loss_fn(head.one2many, anchors, strides, b.targets);
+    p.loss = seconds_since(t), t = Clock::now();
+    loss.total.backward();
+    p.backward = seconds_since(t), t = Clock::now();
+    auto params = model->parameters();
+    torch::nn::utils::clip_grad_norm_(params, 10.0);
+    p.clip = seconds_since(t), t = Clock::now();
+    opt.step();
+    opt.zero_grad();
+    p.step = seconds_since(t), t = Clock::now();
+    ema.update(*model);
+    p.ema = seconds_since(t);
+    if (i < 0) continue;
+    sum.forward += p.forward, sum.loss += p.loss, sum.backward += p.backward;
+    sum.clip += p.clip, sum.step += p.step, sum.ema += p.ema;
+  }
+  return sum;
+}
+
 int run(int argc, char** argv) {
   Args args;
   CLI::App app{"bench_train_step: where a CPU training step's time goes (docs/benchmarks.md)"};
@@ -103,55 +159,8 @@ int run(int argc, char** argv) {
   std::vector<Row> rows;
   for (const auto& v : variants) {
     if (!args.only.empty() && v.name.find(args.only) == std::string::npos) continue;
-    at::globalContext().setUserEnabledMkldnn(v.onednn);
-    torch::manual_seed(0);
-    auto model = yolo::build_model(args.model, cfg.nc);
-    if (v.channels_last) {
-      torch::NoGradGuard no_grad;
-      for (auto& w : model->parameters())
-        if (w.dim() == 4) w.set_data(w.data().contiguous(torch::MemoryFormat::ChannelsLast));
-    }
-    model->train();
-    auto& det = model->detect();
-    yolo::DetectionLoss loss_fn(cfg.nc, det.reg_max, det.stride, {7.5, 0.5, 1.5});
-    yolo::Optimizer opt(
-        yolo::OptimizerKind::kAdamW,
-        yolo::make_param_groups(*model, yolo::OptimizerKind::kAdamW, 0.001429, 0.9, 0.0005));
-    yolo::ModelEMA ema(*model);
-    Phases sum;
-    std::unique_ptr<torch::autograd::profiler::RecordProfile> profiler;
-    for (int i = -1; i < args.steps; ++i) {  // i = -1: warm-up, not counted
-      if (i == 0 && !args.profile.empty() && &v == &variants.front())
-        profiler = std::make_unique<torch::autograd::profiler::RecordProfile>(args.profile);
-      const auto& b = batches[static_cast<size_t>(std::max(i, 0)) % batches.size()];
-      Phases p;
-      auto t = Clock::now();
-      torch::Tensor x = b.images;
-      if (v.channels_last) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
-      yolo::nn::DetectTrainOutput head;
-      {
-        yolo::AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, v.bf16);
-        head = model->forward_train(x);
-      }
-      p.forward = seconds_since(t), t = Clock::now();
-      head = yolo::outputs_in_fp32(head);  // as the trainer: the loss in FP32
-      auto [anchors, strides] = det.anchors_for(head.one2many.feats);
-      const yolo::LossOutput loss = loss_fn(head.one2many, anchors, strides, b.targets);
-      p.loss = seconds_since(t), t = Clock::now();
-      loss.total.backward();
-      p.backward = seconds_since(t), t = Clock::now();
-      auto params = model->parameters();
-      torch::nn::utils::clip_grad_norm_(params, 10.0);
-      p.clip = seconds_since(t), t = Clock::now();
-      opt.step();
-      opt.zero_grad();
-      p.step = seconds_since(t), t = Clock::now();
-      ema.update(*model);
-      p.ema = seconds_since(t);
-      if (i < 0) continue;
-      sum.forward += p.forward, sum.loss += p.loss, sum.backward += p.backward;
-      sum.clip += p.clip, sum.step += p.step, sum.ema += p.ema;
-    }
+    const Phases sum =
+        time_variant(args, v, cfg.nc, batches, !args.profile.empty() && &v == &variants.front());
     rows.push_back({v.name, sum});
   }
   at::globalContext().setUserEnabledMkldnn(true);
