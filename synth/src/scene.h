@@ -12,6 +12,7 @@ namespace yolo::synth {
 
 // A shape ready to draw: where it lies and what it looks like.
 struct SceneShape {
+  int class_id = 0;  // the label: the shape's class or, for colour classes, its colour's
   ShapeSpec spec;
   ShapeRaster raster;
   cv::Mat fill;  // CV_8UC3 of raster.mask's size: the shape's pixels

@@ -79,6 +79,20 @@ std::vector<Outline> unit_outlines(const ShapeSpec& s) {
               ellipse_outline(s.detail, a * s.detail, s.diameter * s.detail)};
     case ShapeClass::kDiamond:
       return {{{0, -1}, {a, 0}, {0, 1}, {-a, 0}}};
+    case ShapeClass::kHexagon: {
+      Outline h = regular_polygon(6, 1.0, 0);
+      for (auto& q : h) q.y *= a;
+      return {h};
+    }
+    case ShapeClass::kSemicircle: {
+      // The half-disc below its straight edge, centred on the circle so it stays inside it.
+      Outline half = ellipse_outline(1.0, a, s.diameter);
+      half.erase(
+          std::remove_if(half.begin(), half.end(), [](const cv::Point2d& p) { return p.y < 0; }),
+          half.end());
+      half.emplace_back(-1.0, 0.0);
+      return {half};
+    }
   }
   return {};
 }
@@ -119,6 +133,12 @@ ShapeSpec sample_shape_spec(int class_id, cv::Point2d centre, double diameter, R
     case ShapeClass::kDiamond:
       // Half-width at most 0.72 of the half-height: never a rotated square (a rectangle).
       s.aspect = rng.uniform(0.45, 0.72);
+      break;
+    case ShapeClass::kHexagon:
+      s.aspect = rng.uniform(0.85, 1.0);
+      break;
+    case ShapeClass::kSemicircle:
+      s.aspect = rng.uniform(0.6, 1.0);
       break;
   }
   return s;

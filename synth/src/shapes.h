@@ -1,4 +1,4 @@
-// The eight shape classes: geometry, rasterisation to a mask, and the pixels that fill them.
+// The ten shape classes: geometry, rasterisation to a mask, and the pixels that fill them.
 #pragma once
 
 #include <vector>
@@ -18,7 +18,10 @@ enum class ShapeClass {
   kCross,
   kRing,
   kDiamond,
+  kHexagon,
+  kSemicircle,
 };
+inline constexpr int kShapeCount = 10;
 
 // One shape placed in an image. Every outline fits inside the circle of `diameter` around
 // `centre`, so the diameter bounds the shape's extent at any rotation.

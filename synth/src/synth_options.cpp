@@ -1,4 +1,5 @@
 // Option checks shared by the dataset and the video generator.
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -18,6 +19,12 @@ void check_range(const char* key, T value, T lo, T hi, const char* what) {
 
 }  // namespace
 
+std::vector<std::string> synth_class_names(const SynthOptions& options) {
+  const auto& all = options.cue == ClassCue::kColour ? kColourClassNames : kShapeClassNames;
+  const size_t n = std::min(all.size(), static_cast<size_t>(std::max(0, options.num_classes)));
+  return {all.begin(), all.begin() + n};
+}
+
 void validate_synth_options(const SynthOptions& o) {
   if (o.dir.empty()) {
     throw std::invalid_argument(
@@ -26,7 +33,9 @@ void validate_synth_options(const SynthOptions& o) {
   if (o.num_classes < 1 || o.num_classes > static_cast<int>(kShapeClassNames.size())) {
     throw std::invalid_argument(
         fmt::format("synth: nc={} is out of range: choose 1..{} classes (in order: {})",
-                    o.num_classes, kShapeClassNames.size(), fmt::join(kShapeClassNames, ", ")));
+                    o.num_classes, kShapeClassNames.size(),
+                    o.cue == ClassCue::kColour ? fmt::join(kColourClassNames, ", ")
+                                               : fmt::join(kShapeClassNames, ", ")));
   }
   if (o.imgsz < 32) {
     throw std::invalid_argument(fmt::format(

@@ -40,15 +40,21 @@ struct JobResult {
 
 JobResult write_one_image(const SynthOptions& o, const Job& job) {
   const SynthImage img = render_synthetic_image(o, job.split, job.index);
-  std::vector<uchar> jpeg;
-  if (!cv::imencode(".jpg", img.image, jpeg, {cv::IMWRITE_JPEG_QUALITY, o.jpeg_quality})) {
+  const bool png = o.image_format == ImageFormat::kPng;
+  const std::string extension = png ? ".png" : ".jpg";
+  std::vector<uchar> encoded;
+  const std::vector<int> params = png ? std::vector<int>{cv::IMWRITE_PNG_COMPRESSION, 3}
+                                      : std::vector<int>{cv::IMWRITE_JPEG_QUALITY, o.jpeg_quality};
+  if (!cv::imencode(extension, img.image, encoded, params)) {
     throw std::runtime_error(
-        "synth: OpenCV could not encode a JPEG (is libopencv-imgcodecs complete?)");
+        fmt::format("synth: OpenCV could not encode a {} image (is libopencv-imgcodecs complete?)",
+                    png ? "PNG" : "JPEG"));
   }
   const std::string stem = stem_for(job.split, job.index);
   const char* split = split_name(job.split);
-  write_file_atomically(o.dir / "images" / split / (stem + ".jpg"),
-                        std::string_view(reinterpret_cast<const char*>(jpeg.data()), jpeg.size()));
+  write_file_atomically(
+      o.dir / "images" / split / (stem + extension),
+      std::string_view(reinterpret_cast<const char*>(encoded.data()), encoded.size()));
   write_file_atomically(o.dir / "labels" / split / (stem + ".txt"), format_yolo_labels(img));
 
   JobResult r;
@@ -95,11 +101,14 @@ std::vector<JobResult> run_jobs(const SynthOptions& o, const std::vector<Job>& j
   return results;
 }
 
-// Removes what an earlier run with more images left behind (same naming scheme, index beyond
-// this run's count), and Ultralytics' label caches, which would describe the old files.
+// Removes what an earlier run left behind: files of our naming scheme with an index beyond this
+// run's count, images in the other format (a folder with both a.jpg and a.png would hold every
+// image twice for the trainers), and Ultralytics' label caches, which would describe the old
+// files.
 void remove_stale_files(const SynthOptions& o, SynthSplit split, int count) {
   const char* split_str = split_name(split);
-  const std::regex ours(fmt::format(R"({}_(\d+)\.(jpg|txt))", split_str));
+  const std::regex ours(fmt::format(R"({}_(\d+)\.(jpg|png|txt))", split_str));
+  const std::string other_format = o.image_format == ImageFormat::kPng ? "jpg" : "png";
   for (const char* kind : {"images", "labels"}) {
     const fs::path folder = o.dir / kind / split_str;
     std::error_code ec;
@@ -107,7 +116,8 @@ void remove_stale_files(const SynthOptions& o, SynthSplit split, int count) {
     for (const auto& entry : fs::directory_iterator(folder)) {
       std::smatch m;
       const std::string name = entry.path().filename().string();
-      if (std::regex_match(name, m, ours) && std::stoll(m[1].str()) >= count) {
+      if (std::regex_match(name, m, ours) &&
+          (std::stoll(m[1].str()) >= count || m[2].str() == other_format)) {
         fs::remove(entry.path(), ec);
       }
     }
@@ -124,8 +134,9 @@ void remove_stale_files(const SynthOptions& o, SynthSplit split, int count) {
 
 std::string data_yaml(const SynthOptions& o) {
   std::string names;
-  for (int c = 0; c < o.num_classes; ++c)
-    names += fmt::format("  {}: {}\n", c, kShapeClassNames[c]);
+  const std::vector<std::string> class_names = synth_class_names(o);
+  for (size_t c = 0; c < class_names.size(); ++c)
+    names += fmt::format("  {}: {}\n", c, class_names[c]);
   return fmt::format(
       "# Synthetic shapes dataset written by `yolo-trainer synth` (seed {}, imgsz {}).\n"
       "# No `path:` key: yolo-trainer and Ultralytics both read the splits relative to this "

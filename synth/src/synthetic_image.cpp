@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "backgrounds.h"
+#include "class_look.h"
 #include "scene.h"
 #include "shapes.h"
 #include "synth_random.h"
@@ -52,8 +53,10 @@ SynthImage render_synthetic_image(const SynthOptions& options, SynthSplit split,
     // Centres anywhere in the image: shapes cut by the border are realistic; the visibility
     // rule drops those mostly outside.
     const cv::Point2d centre(rng.uniform(0, size.width), rng.uniform(0, size.height));
+    const ClassLook look = look_for_class(options, class_id, rng);
     SceneShape s;
-    s.spec = sample_shape_spec(class_id, centre, diameter, rng);
+    s.class_id = class_id;
+    s.spec = sample_shape_spec(look.shape, centre, diameter, rng);
     s.raster = rasterize_shape(s.spec);
     const cv::Rect roi = cv::Rect(s.raster.origin, s.raster.mask.size()) & frame;
     std::vector<cv::Scalar> neighbours;
@@ -63,7 +66,8 @@ SynthImage render_synthetic_image(const SynthOptions& options, SynthSplit split,
       }
     }
     const cv::Scalar local_bg = roi.empty() ? cv::mean(bg.image) : cv::mean(bg.image(roi));
-    const cv::Scalar colour = pick_contrasting_colour(local_bg, neighbours, rng);
+    const cv::Scalar colour =
+        look.colour ? *look.colour : pick_contrasting_colour(local_bg, neighbours, rng);
     s.fill = make_shape_fill(s.raster.mask.size(), colour, bg.noise_sigma, rng, options.clutter);
     shapes.push_back(std::move(s));
   }
@@ -88,7 +92,7 @@ SynthImage render_synthetic_image(const SynthOptions& options, SynthSplit split,
   composite(out.image, shapes, parts);
   for (auto& part : parts) {
     SynthObject obj;
-    obj.class_id = shapes[part.shape].spec.class_id;
+    obj.class_id = shapes[part.shape].class_id;
     obj.visible_mask = cv::Mat::zeros(size, CV_8UC1);
     part.mask.copyTo(obj.visible_mask(part.roi));
     obj.box = part.box;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backgrounds.h"
+#include "class_look.h"
 #include "scene.h"
 #include "shapes.h"
 #include "synth_random.h"
@@ -40,6 +41,7 @@ enum class SidePhase {
 };
 
 struct MovingShape {
+  int class_id = 0;      // the label (see SceneShape::class_id)
   ShapeSpec spec;        // current position and angle
   cv::Point2d velocity;  // pixels per frame
   double spin = 0;       // degrees per frame
@@ -113,13 +115,16 @@ std::vector<MovingShape> make_moving_shapes(const SynthOptions& o, cv::Size fram
         rng.uniform(o.video_min_object_size, o.video_max_object_size) * frame.height;
     const double r = diameter / 2;
     const cv::Point2d centre(rng.uniform(r, frame.width - r), rng.uniform(r, frame.height - r));
-    m.spec = sample_shape_spec((first_class + i) % o.num_classes, centre, diameter, rng);
+    m.class_id = (first_class + i) % o.num_classes;
+    const ClassLook look = look_for_class(o, m.class_id, rng);
+    m.spec = sample_shape_spec(look.shape, centre, diameter, rng);
     const double speed = rng.uniform(kMinSpeed, kMaxSpeed) * frame.height / o.video_fps;
     const double heading = rng.uniform(0.0, 2 * kPi);
     m.velocity = {speed * std::cos(heading), speed * std::sin(heading)};
     m.spin = rng.uniform(-kMaxSpinDegPerSecond, kMaxSpinDegPerSecond) / o.video_fps;
     m.leaves_at_next_side = i % 2 == 1;  // half the shapes leave at their first side edge
-    const cv::Scalar colour = pick_contrasting_colour(cv::mean(background), colours, rng);
+    const cv::Scalar colour =
+        look.colour ? *look.colour : pick_contrasting_colour(cv::mean(background), colours, rng);
     colours.push_back(colour);
     const int patch = static_cast<int>(std::ceil(diameter)) + 8;
     m.texture = make_shape_fill({patch, patch}, colour, noise_sigma, rng, o.clutter);
@@ -158,6 +163,7 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
 
   spdlog::info("synth: writing {} frames of {}x{} at {} fps to {}", options.video_frames,
                frame_size.width, frame_size.height, options.video_fps, video.string());
+  const std::vector<std::string> names = synth_class_names(options);
   std::string ground_truth, mot_ground_truth;
   write_atomically(video, [&](const std::filesystem::path& tmp) {
     // zero_latency: the video is served again as a live camera (RTSP) in the monitor's tests.
@@ -168,6 +174,7 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
     for (int f = 0; f < options.video_frames; ++f) {
       std::vector<SceneShape> scene(moving.size());
       for (size_t i = 0; i < moving.size(); ++i) {
+        scene[i].class_id = moving[i].class_id;
         scene[i].spec = moving[i].spec;
         scene[i].raster = rasterize_shape(moving[i].spec);
         scene[i].fill = texture_for(moving[i], scene[i].raster.mask.size());
@@ -181,10 +188,10 @@ void generate_synthetic_video(const SynthOptions& options, const std::filesystem
       nlohmann::ordered_json objects = nlohmann::ordered_json::array();
       for (const auto& p : parts) {
         if (p.visible_area == 0) continue;  // fully hidden: nothing on screen to detect
-        const int class_id = scene[p.shape].spec.class_id;
+        const int class_id = scene[p.shape].class_id;
         objects.push_back({{"track_id", p.shape},
                            {"class_id", class_id},
-                           {"class_name", kShapeClassNames[class_id]},
+                           {"class_name", names[class_id]},
                            {"x1", p.box.x},
                            {"y1", p.box.y},
                            {"x2", p.box.x + p.box.width},

@@ -153,10 +153,12 @@ TEST_F(SynthTest, WritesUltralyticsLayoutWithValidLabels) {
 
 // Every label is the tight box of pixels that really show its object, and no pixel of a shape
 // is left without a label: outside the labelled masks the image is pure background.
-TEST_F(SynthTest, LabelsAreTightBoxesOfVisiblePixels) {
-  SynthOptions o = small("ds");
-  o.train_images = 30;
-  o.val_images = 0;
+// Generates `o` and checks every image against its render: labels are the tight boxes of the
+// visible pixels, nothing unlabelled changed, and the file on disk is the render (exactly for
+// PNG; within JPEG's loss otherwise). `contrast`: every object stands out from what it covers,
+// which the generator promises only when it picks the colours (shape classes).
+void expect_labels_match_pixels(const SynthOptions& o, bool contrast) {
+  SCOPED_TRACE(o.dir.filename().string());
   yolo::synth::generate_synthetic_dataset(o);
 
   int objects = 0, dropped = 0, occluded = 0;
@@ -187,7 +189,9 @@ TEST_F(SynthTest, LabelsAreTightBoxesOfVisiblePixels) {
       covered |= obj.visible_mask;
       // The object's pixels differ from the background it covers (contrasting colours).
       const cv::Scalar diff = cv::mean(cv::abs(s.image - s.background), obj.visible_mask);
-      EXPECT_GT(diff[0] + diff[1] + diff[2], 30.0) << "image " << i;
+      if (contrast) {
+        EXPECT_GT(diff[0] + diff[1] + diff[2], 30.0) << "image " << i;
+      }
     }
     // Outside the labelled masks: exactly the background, so no unlabelled shape pixels.
     cv::Mat diff;
@@ -213,20 +217,89 @@ TEST_F(SynthTest, LabelsAreTightBoxesOfVisiblePixels) {
       EXPECT_NEAR((l.cx + l.w / 2) * w, b.x + b.width, 1.0);
       EXPECT_NEAR((l.cy + l.h / 2) * h, b.y + b.height, 1.0);
     }
-    // What was written is this render, JPEG-compressed. Compared after a blur: JPEG drops the
-    // pixel-level sensor noise first, not the picture.
-    const cv::Mat jpeg =
-        cv::imread((o.dir / "images" / "train" / cv::format("train_%06d.jpg", i)).string());
-    ASSERT_EQ(jpeg.size(), s.image.size());
-    cv::Mat jpeg_blur, image_blur;
-    cv::GaussianBlur(jpeg, jpeg_blur, {5, 5}, 0);
-    cv::GaussianBlur(s.image, image_blur, {5, 5}, 0);
-    EXPECT_LT(cv::norm(jpeg_blur, image_blur, cv::NORM_L1) / s.image.total() / 3, 4.0);
+    const bool png = o.image_format == yolo::synth::ImageFormat::kPng;
+    const cv::Mat written = cv::imread(
+        (o.dir / "images" / "train" / cv::format(png ? "train_%06d.png" : "train_%06d.jpg", i))
+            .string());
+    ASSERT_EQ(written.size(), s.image.size());
+    if (png) {
+      EXPECT_EQ(cv::norm(written, s.image, cv::NORM_INF), 0.0) << "PNG is lossless, image " << i;
+    } else {
+      // What was written is this render, JPEG-compressed. Compared after a blur: JPEG drops
+      // the pixel-level sensor noise first, not the picture.
+      cv::Mat jpeg_blur, image_blur;
+      cv::GaussianBlur(written, jpeg_blur, {5, 5}, 0);
+      cv::GaussianBlur(s.image, image_blur, {5, 5}, 0);
+      EXPECT_LT(cv::norm(jpeg_blur, image_blur, cv::NORM_L1) / s.image.total() / 3, 4.0);
+    }
   }
   EXPECT_GT(objects, 60);
   EXPECT_GT(occluded, 0) << "occlusion or border clipping should occur in 30 images";
   EXPECT_GT(dropped, 0) << "some shapes should be too hidden or too small in 30 images";
-  EXPECT_EQ(classes.size(), 5u);
+  EXPECT_EQ(classes.size(), static_cast<size_t>(o.num_classes)) << "every class drawn";
+}
+
+TEST_F(SynthTest, LabelsAreTightBoxesOfVisiblePixels) {
+  SynthOptions o = small("shapes5");
+  o.train_images = 30;
+  o.val_images = 0;
+  expect_labels_match_pixels(o, true);
+  // All ten shapes (hexagon and semicircle included), written as lossless PNG.
+  o.dir = root_ / "shapes10_png";
+  o.num_classes = 10;
+  o.image_format = yolo::synth::ImageFormat::kPng;
+  expect_labels_match_pixels(o, true);
+  o.dir = root_ / "colours10";
+  o.cue = yolo::synth::ClassCue::kColour;
+  o.image_format = yolo::synth::ImageFormat::kJpeg;
+  expect_labels_match_pixels(o, false);
+}
+
+// cue=colour: the class is the colour. On flat fills (clutter=false) every object of a class
+// has nearly the same colour (within the ±12 jitter per channel) and the classes lie far apart;
+// the shapes vary within a class, so shape says nothing about it. data.yaml names the colours.
+TEST_F(SynthTest, ColourClassesAreColoursInAnyShape) {
+  SynthOptions o = small("colours");
+  o.cue = yolo::synth::ClassCue::kColour;
+  o.num_classes = 10;
+  o.clutter = false;
+  o.train_images = 40;
+  std::map<int, std::vector<cv::Vec3d>> colours;  // class -> mean BGR of each object
+  std::map<int, std::set<double>> fill_ratios;    // class -> visible area / box area
+  for (int i = 0; i < o.train_images; ++i) {
+    const SynthImage s = yolo::synth::render_synthetic_image(o, SynthSplit::kTrain, i);
+    for (const auto& obj : s.objects) {
+      const cv::Scalar m = cv::mean(s.image, obj.visible_mask);
+      colours[obj.class_id].push_back({m[0], m[1], m[2]});
+      if (obj.visibility > 0.999)  // unoccluded: the ratio tells the shape apart
+        fill_ratios[obj.class_id].insert(cv::countNonZero(obj.visible_mask) /
+                                         static_cast<double>(obj.box.area()));
+    }
+  }
+  ASSERT_EQ(colours.size(), 10u) << "every colour class drawn";
+  double widest_class = 0, closest_classes = 1e9;
+  for (const auto& [c, list] : colours) {
+    for (const auto& a : list)
+      for (const auto& b : list) widest_class = std::max(widest_class, cv::norm(a - b));
+    for (const auto& [d, other] : colours) {
+      if (d <= c) continue;
+      for (const auto& a : list)
+        for (const auto& b : other) closest_classes = std::min(closest_classes, cv::norm(a - b));
+    }
+  }
+  EXPECT_LE(widest_class, 2 * 12 * std::sqrt(3.0) + 1);
+  EXPECT_GE(closest_classes, 55.0);
+  size_t varied = 0;
+  for (const auto& [c, ratios] : fill_ratios) {
+    const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+    if (ratios.size() >= 3 && *hi - *lo > 0.2) ++varied;
+  }
+  EXPECT_GE(varied, 3u) << "objects of one colour class come in different shapes";
+
+  const auto report = yolo::synth::generate_synthetic_dataset(o);
+  const YAML::Node yaml = YAML::LoadFile(report.yaml.string());
+  EXPECT_EQ(yaml["names"][0].as<std::string>(), "red");
+  EXPECT_EQ(yaml["names"][9].as<std::string>(), "black");
 }
 
 // Same seed: identical files whatever the thread count; another seed: different data.
@@ -306,6 +379,13 @@ TEST_F(SynthTest, RerunRemovesStaleFiles) {
   EXPECT_EQ(files_in(o.dir / "images" / "val", ".jpg").size(), 2u);
   EXPECT_FALSE(fs::exists(o.dir / "labels" / "train.cache"));
   EXPECT_FALSE(fs::exists(o.dir / "labels" / "train.yolo-edge.cache"));
+  // The same set again as PNG: the JPEGs go (a folder holding both would give the trainers
+  // every image twice), the user's file stays.
+  o.image_format = yolo::synth::ImageFormat::kPng;
+  yolo::synth::generate_synthetic_dataset(o);
+  EXPECT_EQ(files_in(o.dir / "images" / "train", ".png").size(), 5u);
+  EXPECT_EQ(files_in(o.dir / "images" / "train", ".jpg").size(), 1u);
+  EXPECT_EQ(files_in(o.dir / "images" / "val", ".jpg").size(), 0u);
 }
 
 // background_fraction=1 gives only empty label files (background-only images).
@@ -467,8 +547,8 @@ TEST_F(SynthTest, RejectsBadOptions) {
   SynthOptions o = small("ds");
   o.num_classes = 0;
   expect_invalid(o, "nc=0");
-  o.num_classes = 9;
-  expect_invalid(o, "nc=9");
+  o.num_classes = 11;
+  expect_invalid(o, "nc=11");
   o = small("ds");
   o.imgsz = 31;
   expect_invalid(o, "imgsz=31");

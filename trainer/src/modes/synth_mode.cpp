@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -9,6 +10,26 @@
 #include "yolo/trainer/settings/shared_settings.h"
 
 namespace yolo {
+namespace {
+
+synth::ClassCue class_cue(const std::string& value) {
+  if (value == "shape") return synth::ClassCue::kShape;
+  if (value == "colour" || value == "color") return synth::ClassCue::kColour;
+  throw ConfigError(fmt::format(
+      "cue={} is not known: use cue=shape (each class a shape, in any colour) or cue=colour "
+      "(each class a colour, in any shape)",
+      value));
+}
+
+synth::ImageFormat image_format(const std::string& value) {
+  if (value == "jpg" || value == "jpeg") return synth::ImageFormat::kJpeg;
+  if (value == "png") return synth::ImageFormat::kPng;
+  throw ConfigError(fmt::format(
+      "image_format={} is not known: use image_format=jpg (the default) or image_format=png",
+      value));
+}
+
+}  // namespace
 
 int run_synth_mode(const Config& cfg) {
   synth::SynthOptions o;
@@ -17,6 +38,8 @@ int run_synth_mode(const Config& cfg) {
   o.val_images = std::max(1, o.train_images / 4);
   o.imgsz = static_cast<int>(imgsz_setting(cfg).w);
   o.num_classes = static_cast<int>(cfg.get_int("nc"));
+  o.cue = class_cue(cfg.get_string("cue"));
+  o.image_format = image_format(cfg.get_string("image_format"));
   o.seed = static_cast<uint64_t>(cfg.get_int("seed"));
   o.video = cfg.get_bool("video");
   o.video_frames = static_cast<int>(cfg.get_int("frames"));
@@ -41,9 +64,9 @@ int run_synth_mode(const Config& cfg) {
   synth::SynthReport r = synth::generate_synthetic_dataset(o);
   fmt::print(
       "Synthetic dataset: {} train + {} val images ({} backgrounds), {} instances, {} "
-      "classes\n  data: {}\n",
+      "classes ({})\n  data: {}\n",
       r.train_images, r.val_images, r.background_images, r.instances, o.num_classes,
-      r.yaml.string());
+      fmt::join(synth::synth_class_names(o), ", "), r.yaml.string());
   if (o.video)
     fmt::print("  video: {}\n  ground truth: {} (MOTChallenge: {})\n", r.video.string(),
                r.video_labels.string(), r.video_mot.string());

@@ -20,8 +20,21 @@
 namespace yolo::synth {
 
 // The shape classes, in class-id order; a dataset with nc classes uses the first nc.
-inline constexpr std::array<const char*, 8> kShapeClassNames = {
-    "rectangle", "ellipse", "triangle", "pentagon", "star", "cross", "ring", "diamond"};
+inline constexpr std::array<const char*, 10> kShapeClassNames = {
+    "rectangle", "ellipse", "triangle", "pentagon", "star",
+    "cross",     "ring",    "diamond",  "hexagon",  "semicircle"};
+
+// The colour classes (cue = kColour), in class-id order.
+inline constexpr std::array<const char*, 10> kColourClassNames = {
+    "red", "orange", "yellow", "green", "cyan", "blue", "purple", "magenta", "white", "black"};
+
+// What tells the classes apart. kShape: class = shape, each shape in a random colour (the
+// default). kColour: class = colour (a fixed hue per class, slightly varied), each object in a
+// random shape of all ten, so a detector must read colour and may not lean on shape.
+enum class ClassCue { kShape, kColour };
+
+// Encoding of the written images.
+enum class ImageFormat { kJpeg, kPng };
 
 struct SynthOptions {
   // Output folder; created if missing. Files this generator wrote before are replaced.
@@ -31,9 +44,10 @@ struct SynthOptions {
   // Long side of the images, pixels (32..8192). Each image's long side is drawn in
   // [imgsz/2, imgsz] and its short side is 50..100% of that, landscape or portrait.
   int imgsz = 640;
-  int num_classes = 3;  // nc, 1..8: the first nc names of kShapeClassNames
-  uint64_t seed = 0;    // same seed and options → byte-identical files
-  int threads = 0;      // worker threads for the images; 0 = all cores. Never changes the output.
+  int num_classes = 3;  // nc, 1..10: the first nc names of kShapeClassNames / kColourClassNames
+  ClassCue cue = ClassCue::kShape;
+  uint64_t seed = 0;  // same seed and options → byte-identical files
+  int threads = 0;    // worker threads for the images; 0 = all cores. Never changes the output.
 
   // ---- scene content (still images) ----
   int max_objects = 8;                // shapes drawn per image: uniform in 1..max_objects (0..64)
@@ -47,7 +61,8 @@ struct SynthOptions {
   // is removed from the image altogether: no label without pixels, no pixels without a label.
   double min_visible_fraction = 0.30;
   int min_box_px = 4;
-  int jpeg_quality = 90;  // JPEG quality of the written images, 1..100
+  ImageFormat image_format = ImageFormat::kJpeg;  // .jpg or .png (lossless) images
+  int jpeg_quality = 90;                          // JPEG quality of the written images, 1..100
   // Textured gradient backgrounds with distractor lines, sensor noise and shaded, noisy shapes
   // (true); or flat-coloured backgrounds and shapes without lines or noise (false): an easy set
   // of the kind small shape demos use. Applies to the still images and the video.
@@ -79,16 +94,19 @@ struct SynthReport {
   std::filesystem::path video_mot;
 };
 
+// The class names of a dataset with these options: the first nc shape or colour names.
+std::vector<std::string> synth_class_names(const SynthOptions& options);
+
 // Throws std::invalid_argument naming the first invalid option and its valid range.
 void validate_synth_options(const SynthOptions& options);
 
 // Writes, under options.dir:
-//   images/{train,val}/{train,val}_NNNNNN.jpg   the images
+//   images/{train,val}/{train,val}_NNNNNN.jpg   the images (.png with ImageFormat::kPng)
 //   labels/{train,val}/{train,val}_NNNNNN.txt   one line per object: `class cx cy w h`,
 //                                               normalised to [0,1], 6 decimals; the box is
 //                                               the tight box of the object's visible pixels
-//   data.yaml   `path: .` (relative to the YAML's own folder, so the folder can be moved),
-//               `train: images/train`, `val: images/val`, `nc`, `names: {0: rectangle, ...}`
+//   data.yaml   `train: images/train`, `val: images/val` (relative to the YAML's own folder, so
+//               the folder can be moved), `nc`, `names: {0: rectangle, ...}` (or red, ...)
 // plus the video when options.video. Each file is written atomically. Stale images and labels
 // from an earlier, larger run (same naming scheme) and Ultralytics label caches are removed.
 SynthReport generate_synthetic_dataset(const SynthOptions& options);
