@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "yolo/core/device.h"
+#include "yolo/core/serial_torch_ops.h"
 
 namespace yolo::gst {
 namespace {
@@ -37,8 +38,7 @@ ModelInstance::ModelInstance(std::string label, InstanceOptions options)
     throw std::invalid_argument(
         fmt::format("batch-size {} is invalid: use 1 or more", options_.batch_size));
   loaded_stamp_ = stamp_of(options_.model);
-  engine_ = std::make_shared<Engine>(
-      options_.model, engine_options(options_, select_device(options_.device).torch_string()));
+  engine_ = load_engine(select_device(options_.device).torch_string());
   BatcherOptions bo;
   bo.max_batch = options_.batch_size;
   bo.batch_timeout = options_.batch_timeout;
@@ -57,6 +57,14 @@ ModelInstance::ModelInstance(std::string label, InstanceOptions options)
       },
       bo);
   if (options_.check_interval.count() > 0) watcher_ = std::thread(&ModelInstance::watch, this);
+}
+
+std::shared_ptr<Engine> ModelInstance::load_engine(const std::string& device) const {
+  // Loading traces and warms the model up with every core. On a thread of its own, the CPU
+  // worker threads that this starts end with it instead of living on beside the batcher's
+  // (serial_torch_ops.h: they would halve the model's speed on a small CPU).
+  return run_on_own_thread(
+      [&] { return std::make_shared<Engine>(options_.model, engine_options(options_, device)); });
 }
 
 ModelInstance::~ModelInstance() {
@@ -99,8 +107,7 @@ bool ModelInstance::reload_if_replaced() {
   if (now.size < 0 || now == loaded_stamp_ || now == failed_stamp_) return false;
   std::shared_ptr<Engine> fresh;
   try {
-    fresh = std::make_shared<Engine>(options_.model,
-                                     engine_options(options_, engine()->device().str()));
+    fresh = load_engine(engine()->device().str());
   } catch (const std::exception& e) {
     failed_stamp_ = now;
     spdlog::warn(

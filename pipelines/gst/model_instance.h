@@ -82,6 +82,8 @@ class ModelInstance {
   // The engine whose input fits the batch: the current one, or the previous one for frames
   // prepared before a swap to a model of another input size.
   std::shared_ptr<Engine> engine_for(const at::Tensor& batch) const;
+  // Loads options_.model for `device` (a torch device string) on a thread of its own.
+  std::shared_ptr<Engine> load_engine(const std::string& device) const;
   void watch();
 
   std::string label_;

@@ -12,6 +12,7 @@
 #include "model_instance.h"
 #include "result_publisher.h"
 #include "video_frames.h"
+#include "yolo/core/serial_torch_ops.h"
 #include "yolo/gst/detection_meta.h"
 #include "yolo/runtime/batcher.h"
 #include "yolo/runtime/engine.h"
@@ -289,6 +290,7 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
     preprocess_.letterbox.width = static_cast<int>(p.engine->input_width());
     preprocess_.letterbox.stride = static_cast<int>(p.engine->metadata().stride);
     try {
+      const SerialTorchOps serial;  // the cores belong to the batcher's thread (the model)
       PreprocessedBatch batch =
           preprocess_frames({frame_view_of(mapped.frame, format_)}, preprocess_);
       p.transform = batch.transforms.front();
@@ -403,6 +405,7 @@ NmsOptions YoloLogic::nms_options(const ElementSettings& s,
 }
 
 void YoloLogic::output_loop() {
+  const SerialTorchOps serial;  // NMS is light; the cores belong to the batcher's thread
   for (;;) {
     Pending p;
     {

@@ -6,3 +6,5 @@ yolo_add_test(NAME test_strings LABEL unit SOURCES ${_dir}/test_strings.cpp LIBS
 yolo_add_test(NAME test_utf8 LABEL unit SOURCES ${_dir}/test_utf8.cpp LIBS yolo_core_base NO_TORCH)
 yolo_add_test(NAME test_progress_bar LABEL unit SOURCES ${_dir}/test_progress_bar.cpp
   LIBS yolo_core)
+yolo_add_test(NAME test_serial_torch_ops LABEL unit SOURCES ${_dir}/test_serial_torch_ops.cpp
+  LIBS yolo_core)

@@ -43,6 +43,7 @@
 
 #include "yolo/core/log.h"
 #include "yolo/core/main_guard.h"
+#include "yolo/core/serial_torch_ops.h"
 #include "yolo/core/system_info.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/detection_model.h"
@@ -386,18 +387,21 @@ int run(int argc, char** argv) {
   if (video.empty()) video = synthetic_video(args.out / "synthetic", args.frames, 30);
 
   fs::path model = args.model;
-  if (model.empty()) {
-    model = args.out / ("yolov8n-" + std::to_string(args.imgsz) + ".torchscript");
-    yolo::ExportOptions eo;
-    eo.height = eo.width = args.imgsz;
-    eo.include_weights = false;
-    torch::manual_seed(0);
-    yolo::export_torchscript(*yolo::build_model("yolov8n.yaml", 3), eo, model);
-  }
   const float conf = args.conf;
   std::vector<Row> rows;
   size_t frame_count = 0;
-  {
+  // The export and the baseline on a thread of their own, as the element loads its model: a
+  // main thread left holding LibTorch's CPU workers would slow every pipeline row after it
+  // (yolo/core/serial_torch_ops.h).
+  yolo::run_on_own_thread([&] {
+    if (model.empty()) {
+      model = args.out / ("yolov8n-" + std::to_string(args.imgsz) + ".torchscript");
+      yolo::ExportOptions eo;
+      eo.height = eo.width = args.imgsz;
+      eo.include_weights = false;
+      torch::manual_seed(0);
+      yolo::export_torchscript(*yolo::build_model("yolov8n.yaml", 3), eo, model);
+    }
     const std::vector<cv::Mat> frames = decode(video);
     frame_count = frames.size();
     yolo::Engine engine(model.string(), {});
@@ -408,7 +412,7 @@ int run(int argc, char** argv) {
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     rows.push_back({fmt::format("detect_images, 1 frame per call ({} frames)", frames.size()),
                     static_cast<double>(frames.size()) / s});
-  }
+  });
   std::vector<Row> paced_rows;
   for (int n : args.streams) {
     const ProbedRun run =

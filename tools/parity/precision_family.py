@@ -3,14 +3,16 @@
 Dev/benchmark tool (the product never needs Python). On a CPU with native BF16 (AVX-512 BF16 or
 AMX) `yolo-trainer train` uses BF16 autocast by default (amp=True); amp=False trains in FP32.
 This script trains both on the same images, for every set of a family that changes one property
-at a time from a base set (class count, object size, object count, clutter), and every seed, and
+at a time from a base set (class count, classes told by colour instead of shape, object size,
+object count, clutter and noise, PNG instead of JPEG), and every seed, and
 scores each run's final weights (last.pt, the EMA) on held-out images of the same generator with
 one evaluator, Ultralytics' `val` (side_by_side.py's holdout_score). A single short run swings by
 tens of per cent with the seed, so the verdict is the pooled ratio over sets and seeds with its
 95 % interval (pool_seeds.py's report), per set and over the whole family.
 
     python tools/parity/precision_family.py [--out DIR] [--models yolov8n.yaml] \
-        [--sets base,nc1,nc8,small,crowded,plain] [--seeds 0,1,2,3] [--holdout 256] [key=value ...]
+        [--sets base,nc1,nc10,colour,small,crowded,plain,png] [--seeds 0,1,2,3] [--holdout 256] \
+        [key=value ...]
 
 Writes DIR/summary.json (pool_seeds.py reads it: `pool_seeds.py DIR/summary.json`) and
 DIR/summary.md. Finished runs are kept: rerunning resumes.
@@ -32,14 +34,17 @@ from side_by_side import holdout_score, read_results  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 BASE = {"images": "128", "imgsz": "192", "nc": "3", "objects": "3", "min_size": "0.2",
         "max_size": "0.45", "clutter": "true", "seed": "0"}
-# One property changed at a time from BASE.
+# One property changed at a time from BASE. Every set's images are rectangular (each image's
+# short side is 50-100 % of its long side, landscape or portrait) and trained letterboxed.
 FAMILY = {
     "base": {},
     "nc1": {"nc": "1"},
-    "nc8": {"nc": "8"},
+    "nc10": {"nc": "10"},
+    "colour": {"cue": "colour"},  # classes told by colour, not shape
     "small": {"min_size": "0.06", "max_size": "0.15"},
     "crowded": {"objects": "12"},
-    "plain": {"clutter": "false"},
+    "plain": {"clutter": "false"},  # no texture, distractor lines or sensor noise
+    "png": {"image_format": "png"},  # lossless images instead of JPEG at quality 90
 }
 DEFAULTS = {"epochs": "40", "batch": "16", "imgsz": "192", "device": "cpu", "workers": "2",
             "plots": "False"}

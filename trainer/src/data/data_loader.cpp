@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/serial_torch_ops.h"
 #include "yolo/models/geometry/box_math.h"
 #include "yolo/runtime/input_tensor.h"
 #include "yolo/trainer/data/npy_image.h"
@@ -318,6 +319,10 @@ Batch DataLoader::make_batch(size_t k, int epoch) const {
 }
 
 void DataLoader::worker_loop(int epoch) {
+  // A batch's tensor work is light; the cores belong to the training step. Workers with CPU
+  // threads of their own would make the step's threads park and wake at every op
+  // (yolo/core/serial_torch_ops.h).
+  const SerialTorchOps serial;
   const size_t total = batches_per_epoch();
   const size_t window = static_cast<size_t>(std::max(1, opts_.prefetch) * opts_.workers);
   while (true) {
