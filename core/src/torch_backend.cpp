@@ -2,6 +2,7 @@
 // configuration (at::show_config), never from GPU names, so a ROCm build is recognised as ROCm
 // even when no GPU is present.
 #include <ATen/Version.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
 
@@ -54,6 +55,8 @@ BackendInfo query_backend() {
   BackendInfo info;
   info.torch_version = TORCH_VERSION;
   parse_torch_build_config(at::show_config(), info);
+  info.onednn_fused_conv =
+      c10::Dispatcher::singleton().findSchema({"mkldnn::_convolution_pointwise", ""}).has_value();
   const int count = static_cast<int>(torch::cuda::device_count());
   for (int i = 0; i < count; ++i) {
     GpuInfo gpu;

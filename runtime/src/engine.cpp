@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cpu_conv_fusion.h"
 #include "yolo/core/autocast_scope.h"
 #include "yolo/core/cpu_features.h"
 
@@ -50,6 +51,13 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
   if (options_.freeze) {
     try {
       module_ = torch::jit::freeze(module_);
+      // With channels-last only: on NCHW tensors oneDNN's op reorders around every call and
+      // was slower than LibTorch's own path (tools/bench/bench_inference.cpp).
+      if (options_.fuse_convolutions && options_.channels_last && device_.is_cpu()) {
+        const CpuConvFusion fused = fuse_cpu_convolutions(module_, bf16_);
+        spdlog::debug("engine: {} convolutions fused with their SiLU, {} more on oneDNN's op",
+                      fused.with_silu, fused.plain);
+      }
     } catch (const c10::Error& e) {
       // Some exports cannot be frozen; they still run, only a little slower.
       spdlog::warn("'{}': could not freeze the model ({}); running it unfrozen", model_path,

@@ -17,3 +17,7 @@ target_include_directories(test_reduced_precision PRIVATE ${PROJECT_SOURCE_DIR}/
 target_compile_definitions(test_reduced_precision PRIVATE
   YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_reduced_precision yolo-trainer)
+# The CPU convolution fusion pass; reads its private header.
+yolo_add_test(NAME test_cpu_conv_fusion LABEL unit SOURCES ${_dir}/test_cpu_conv_fusion.cpp
+  LIBS yolo_runtime)
+target_include_directories(test_cpu_conv_fusion PRIVATE ${PROJECT_SOURCE_DIR}/runtime/src)

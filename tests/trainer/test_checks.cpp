@@ -33,12 +33,13 @@ TEST(Checks, SaysWhichPrecisionTheRuntimeUses) {
   yolo::BackendInfo b;
   b.torch_version = "2.11.0";
   b.gpus.push_back({0, "AMD Radeon RX 7900 XTX", 24ull << 30});
+  b.onednn_fused_conv = true;
   yolo::CpuFeatures cpu;
   cpu.avx512_bf16 = true;
   const auto r = yolo::format_checks(b, {"MKL", "", false}, 2, "4.6.0", "1.22.0", cpu);
   EXPECT_NE(r.text.find("CPU BF16      AVX-512 BF16"), std::string::npos) << r.text;
-  EXPECT_NE(r.text.find("CPU: BF16 autocast, channels-last (bf16=False for FP32); GPU: FP32, "
-                        "channels-last (half=True for FP16)"),
+  EXPECT_NE(r.text.find("CPU: BF16 autocast, channels-last, conv+SiLU fused (oneDNN) (bf16=False "
+                        "for FP32); GPU: FP32, channels-last (half=True for FP16)"),
             std::string::npos)
       << r.text;
   EXPECT_NE(r.text.find("Training      CPU: BF16 autocast, channels-last (amp=False for FP32); "

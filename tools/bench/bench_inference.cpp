@@ -7,8 +7,10 @@
 // weights), input size and batch, Engine::forward runs under each variant in turn, round after
 // round, so that a drift of the machine hits every variant alike: the module as loaded (not
 // frozen), frozen (the runtime before these levers: the baseline), + channels-last, + BF16
-// autocast (CPU) or FP16 (GPU), the two combined (the runtime's default where the device has
-// them), and torch::jit::optimize_for_inference on the frozen module (oneDNN conversion; CPU).
+// autocast (CPU) or FP16 (GPU), the two combined (the runtime's default on a GPU), on the CPU each
+// convolution fused with its SiLU into one oneDNN op (runtime/src/cpu_conv_fusion.h) alone, with
+// channels-last, and with both (the runtime's default on a CPU with native BF16), and
+// torch::jit::optimize_for_inference on the frozen module (oneDNN conversion; CPU).
 // The table gives each variant's median time and its speed-up over the baseline as the median of
 // the per-round ratios with their 10th-90th percentile range: a lever whose range holds 1.0x has
 // no effect that the run can tell from noise. The table is also written to DIR/inference.md.
@@ -59,11 +61,12 @@ std::vector<Variant> variants_for(const fs::path& model, const std::string& devi
                                   std::vector<std::unique_ptr<yolo::Engine>>& engines,
                                   std::shared_ptr<torch::jit::Module>& optimized) {
   const bool gpu = device != "cpu";
-  auto engine = [&](bool freeze, bool channels_last, bool reduced) {
+  auto engine = [&](bool freeze, bool channels_last, bool reduced, bool fuse = false) {
     yolo::EngineOptions o;
     o.device = device;
     o.freeze = freeze;
     o.channels_last = channels_last;
+    o.fuse_convolutions = fuse;
     o.bf16 = !gpu && reduced;
     o.half = gpu && reduced;
     engines.push_back(std::make_unique<yolo::Engine>(model.string(), o));
@@ -79,6 +82,10 @@ std::vector<Variant> variants_for(const fs::path& model, const std::string& devi
       {"frozen + channels-last + " + reduced, engine(true, true, true)},
   };
   if (!gpu) {
+    v.push_back({"frozen + fused conv+SiLU", engine(true, false, false, true)});
+    v.push_back({"frozen + channels-last + fused conv+SiLU", engine(true, true, false, true)});
+    v.push_back({"frozen + channels-last + BF16 + fused conv+SiLU (default)",
+                 engine(true, true, true, true)});
     // Not serialisable, so a runtime would run it at every load; measured to say whether it
     // would be worth that.
     torch::jit::Module m = torch::jit::load(model.string(), torch::kCPU);

@@ -15,6 +15,13 @@ alike:
     yolo predict model=M.torchscript source=DIR save=False batch=B ...
     yolo predict model=M.onnx source=DIR save=False batch=B ...
 
+With --track the three run `track` instead on a synthetic 640x360 video (frames one by one, as
+a camera gives them; `tracker=bytetrack.yaml` unless --tracker says otherwise):
+
+    yolo-trainer track model=M.torchscript source=VIDEO tracker=bytetrack.yaml save=False ...
+    yolo track model=M.torchscript source=VIDEO tracker=bytetrack.yaml save=False ...
+    yolo track model=M.onnx source=VIDEO tracker=bytetrack.yaml save=False ...
+
 The table gives each one's wall time per image (the whole command: start-up, model load and every
 image, over the image count) and its "Speed:" line per image (preprocess + inference +
 postprocess, what each program reports itself), as medians over the rounds, and the ratios of
@@ -71,18 +78,29 @@ def main():
     ap.add_argument("--images", type=int, default=48)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--trainer", default="build/bin/yolo-trainer")
+    ap.add_argument("--track", action="store_true", help="time `track` on a video instead")
+    ap.add_argument("--tracker", default="bytetrack.yaml")
+    ap.add_argument("--frames", type=int, default=150, help="video frames with --track")
     args = ap.parse_args()
+    if args.track:
+        args.batches = "1"  # a tracker takes the frames in order, one at a time
 
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     trainer = str(Path(args.trainer).resolve())
     yolo = str(Path(sys.executable).with_name("yolo"))
-    data = out / "data"
+    data = out / ("video" if args.track else "data")
     if not (data / "images" / "train").exists():
-        subprocess.run([trainer, "synth", f"dir={data}", f"images={args.images}", "imgsz=640", "nc=3",
-                        "seed=5"], check=True, capture_output=True)
-    source = data / "images" / "train"
-    n_images = len(list(source.glob("*.jpg")))
+        extra = ["video=True", f"frames={args.frames}", "images=4"] if args.track else [f"images={args.images}"]
+        subprocess.run([trainer, "synth", f"dir={data}", *extra, "imgsz=640", "nc=3", "seed=5"], check=True,
+                       capture_output=True)
+    if args.track:
+        source = data / "video" / "synthetic.mp4"
+        n_images = args.frames
+    else:
+        source = data / "images" / "train"
+        n_images = len(list(source.glob("*.jpg")))
+    mode = "track" if args.track else "predict"
 
     rows = []
     for yaml in args.models.split(","):
@@ -90,10 +108,12 @@ def main():
             ts, onnx = export(yaml, imgsz, out / "models")
             for batch in map(int, args.batches.split(",")):
                 common = [f"source={source}", "save=False", "device=cpu", f"imgsz={imgsz}", f"batch={batch}"]
+                if args.track:
+                    common.append(f"tracker={args.tracker}")
                 cmds = {
-                    "ours (yolo-trainer, TorchScript)": [trainer, "predict", f"model={ts}", *common],
-                    "Ultralytics, TorchScript": [yolo, "predict", f"model={ts}", *common],
-                    "Ultralytics, ONNX Runtime": [yolo, "predict", f"model={onnx}", *common],
+                    "ours (yolo-trainer, TorchScript)": [trainer, mode, f"model={ts}", *common],
+                    "Ultralytics, TorchScript": [yolo, mode, f"model={ts}", *common],
+                    "Ultralytics, ONNX Runtime": [yolo, mode, f"model={onnx}", *common],
                 }
                 walls = {k: [] for k in cmds}
                 speeds = {k: [] for k in cmds}
@@ -117,7 +137,9 @@ def main():
     import ultralytics
 
     table = [
-        f"Prediction on {n_images} images of 640 px (synthetic), CPU, {os.cpu_count()} cores; "
+        (f"Tracking ({args.tracker}) on {n_images} frames of a 640x360 synthetic video"
+         if args.track else f"Prediction on {n_images} images of 640 px (synthetic)")
+        + f", CPU, {os.cpu_count()} cores; "
         f"ultralytics {ultralytics.__version__}, torch {torch.__version__}, onnxruntime {onnxruntime.__version__}; "
         f"median of {args.rounds} alternating rounds; ratio to Ultralytics' TorchScript run (range over the rounds)",
         "",
@@ -129,7 +151,7 @@ def main():
                      f"| {sratio:.2f}x ({slo:.2f}-{shi:.2f}) |")
     text = "\n".join(table) + "\n"
     print(text)
-    (out / "predict.md").write_text(text)
+    (out / f"{mode}.md").write_text(text)
 
 
 if __name__ == "__main__":

@@ -34,9 +34,10 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
   line("BLAS", blas.path.empty() ? blas.name : fmt::format("{} ({})", blas.name, blas.path));
   line("CPU BF16", cpu.describe());
   // What the runtime (val, predict, track, the elements) will run: the Engine's defaults.
-  std::string inference = cpu.native_bf16()
-                              ? "CPU: BF16 autocast, channels-last (bf16=False for FP32)"
-                              : "CPU: FP32, channels-last (no native BF16)";
+  const std::string fused = backend.onednn_fused_conv ? ", conv+SiLU fused (oneDNN)" : "";
+  std::string inference =
+      cpu.native_bf16() ? "CPU: BF16 autocast, channels-last" + fused + " (bf16=False for FP32)"
+                        : "CPU: FP32, channels-last" + fused + " (no native BF16)";
   if (!backend.gpus.empty()) inference += "; GPU: FP32, channels-last (half=True for FP16)";
   line("Inference", inference);
   // What `train` will run with amp=True (the default): the AMP check can still turn it off.

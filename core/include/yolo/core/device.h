@@ -56,6 +56,9 @@ struct BackendInfo {
   std::string
       onednn_version;     // oneDNN (MKL-DNN) LibTorch was built with, e.g. "3.10.2"; empty if none
   std::string blas_info;  // BLAS_INFO of the build: "mkl" (inside LibTorch), "open", "generic"
+  // oneDNN's pointwise convolution op is registered (mkldnn::_convolution_pointwise, LibTorch
+  // 2.x with oneDNN): the runtime fuses each CPU convolution with its SiLU into it.
+  bool onednn_fused_conv = false;
   std::vector<GpuInfo> gpus;  // what torch::cuda::device_count() sees (HIP devices on ROCm)
 
   // "CPU", "CUDA 12.1" or "ROCm/HIP 6.0".

@@ -37,6 +37,9 @@ struct EngineOptions {
   // (cpu_features().native_bf16()); true or false to force it on or off. CPU only.
   std::optional<bool> bf16;
   bool channels_last = true;  // input (and 4-D weights) in channels-last memory layout
+  // CPU, frozen, channels-last: each convolution and the SiLU after it as one oneDNN op
+  // (runtime/src/cpu_conv_fusion.h); false keeps LibTorch's separate ops.
+  bool fuse_convolutions = true;
   // Models built at load (an Ultralytics .pt) are traced at this [h, w] (or [s]); empty = the
   // size they were trained at. A TorchScript file keeps the size it was traced at.
   std::vector<int64_t> imgsz;
