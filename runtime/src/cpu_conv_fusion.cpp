@@ -57,12 +57,14 @@ std::optional<c10::IValue> constant(const Match& match, const ValueMap& vmap, co
   return torch::jit::toIValue(match.values_map.at(vmap.at(name)));
 }
 
+bool is_4d_cpu_tensor(const std::optional<c10::IValue>& v) {
+  return v && v->isTensor() && v->toTensor().dim() == 4 && v->toTensor().device().is_cpu();
+}
+
 // What the fused op takes: a constant 4-D CPU weight, a constant or absent bias, integer lists
 // for stride, padding and dilation (not conv2d's padding="same"), and no transposition.
 bool fusable(const Match& match, const ValueMap& vmap) {
-  const auto w = constant(match, vmap, "w");
-  if (!w || !w->isTensor() || w->toTensor().dim() != 4 || !w->toTensor().device().is_cpu())
-    return false;
+  if (!is_4d_cpu_tensor(constant(match, vmap, "w"))) return false;
   const auto b = constant(match, vmap, "b");
   if (!b || !(b->isNone() || b->isTensor())) return false;
   for (const char* list : {"stride", "padding", "dilation"}) {

@@ -153,6 +153,25 @@ TEST_F(SynthTest, WritesUltralyticsLayoutWithValidLabels) {
 
 // Every label is the tight box of pixels that really show its object, and no pixel of a shape
 // is left without a label: outside the labelled masks the image is pure background.
+// Image `i` of the train split on disk is `rendered`: exactly for PNG, within JPEG's loss
+// otherwise.
+void expect_written_as_rendered(const SynthOptions& o, int i, const cv::Mat& rendered) {
+  const bool png = o.image_format == yolo::synth::ImageFormat::kPng;
+  const cv::Mat written = cv::imread(
+      (o.dir / "images" / "train" / cv::format(png ? "train_%06d.png" : "train_%06d.jpg", i))
+          .string());
+  ASSERT_EQ(written.size(), rendered.size());
+  if (png) {
+    EXPECT_EQ(cv::norm(written, rendered, cv::NORM_INF), 0.0) << "PNG is lossless, image " << i;
+    return;
+  }
+  // Compared after a blur: JPEG drops the pixel-level sensor noise first, not the picture.
+  cv::Mat jpeg_blur, image_blur;
+  cv::GaussianBlur(written, jpeg_blur, {5, 5}, 0);
+  cv::GaussianBlur(rendered, image_blur, {5, 5}, 0);
+  EXPECT_LT(cv::norm(jpeg_blur, image_blur, cv::NORM_L1) / rendered.total() / 3, 4.0);
+}
+
 // Generates `o` and checks every image against its render: labels are the tight boxes of the
 // visible pixels, nothing unlabelled changed, and the file on disk is the render (exactly for
 // PNG; within JPEG's loss otherwise). `contrast`: every object stands out from what it covers,
@@ -217,21 +236,7 @@ void expect_labels_match_pixels(const SynthOptions& o, bool contrast) {
       EXPECT_NEAR((l.cx + l.w / 2) * w, b.x + b.width, 1.0);
       EXPECT_NEAR((l.cy + l.h / 2) * h, b.y + b.height, 1.0);
     }
-    const bool png = o.image_format == yolo::synth::ImageFormat::kPng;
-    const cv::Mat written = cv::imread(
-        (o.dir / "images" / "train" / cv::format(png ? "train_%06d.png" : "train_%06d.jpg", i))
-            .string());
-    ASSERT_EQ(written.size(), s.image.size());
-    if (png) {
-      EXPECT_EQ(cv::norm(written, s.image, cv::NORM_INF), 0.0) << "PNG is lossless, image " << i;
-    } else {
-      // What was written is this render, JPEG-compressed. Compared after a blur: JPEG drops
-      // the pixel-level sensor noise first, not the picture.
-      cv::Mat jpeg_blur, image_blur;
-      cv::GaussianBlur(written, jpeg_blur, {5, 5}, 0);
-      cv::GaussianBlur(s.image, image_blur, {5, 5}, 0);
-      EXPECT_LT(cv::norm(jpeg_blur, image_blur, cv::NORM_L1) / s.image.total() / 3, 4.0);
-    }
+    expect_written_as_rendered(o, i, s.image);
   }
   EXPECT_GT(objects, 60);
   EXPECT_GT(occluded, 0) << "occlusion or border clipping should occur in 30 images";

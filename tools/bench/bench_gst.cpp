@@ -374,6 +374,20 @@ std::vector<Row> staged_rows(const Args& args, const fs::path& video, const fs::
   return tracking_rows;
 }
 
+// An untrained yolov8n exported at --imgsz, on a thread of its own: the main thread must not hold
+// LibTorch's CPU workers while the pipelines run (yolo/core/serial_torch_ops.h).
+fs::path export_untrained(const Args& args) {
+  const fs::path model = args.out / ("yolov8n-" + std::to_string(args.imgsz) + ".torchscript");
+  yolo::run_on_own_thread([&] {
+    yolo::ExportOptions eo;
+    eo.height = eo.width = args.imgsz;
+    eo.include_weights = false;
+    torch::manual_seed(0);
+    yolo::export_torchscript(*yolo::build_model("yolov8n.yaml", 3), eo, model);
+  });
+  return model;
+}
+
 // detect_images on the decoded frames, one frame per call, no GStreamer.
 Row engine_baseline(const fs::path& model, const std::vector<cv::Mat>& frames, float conf) {
   yolo::Engine engine(model.string(), {});
@@ -399,20 +413,8 @@ int run(int argc, char** argv) {
   fs::path video = args.video;
   if (video.empty()) video = synthetic_video(args.out / "synthetic", args.frames, 30);
 
-  fs::path model = args.model;
+  const fs::path model = args.model.empty() ? export_untrained(args) : fs::path(args.model);
   const float conf = args.conf;
-  if (model.empty()) {
-    // On a thread of its own: the main thread must not hold LibTorch's CPU workers while the
-    // pipelines run (yolo/core/serial_torch_ops.h); the baseline runs there last.
-    model = args.out / ("yolov8n-" + std::to_string(args.imgsz) + ".torchscript");
-    yolo::run_on_own_thread([&] {
-      yolo::ExportOptions eo;
-      eo.height = eo.width = args.imgsz;
-      eo.include_weights = false;
-      torch::manual_seed(0);
-      yolo::export_torchscript(*yolo::build_model("yolov8n.yaml", 3), eo, model);
-    });
-  }
   const std::vector<cv::Mat> frames = decode(video);
   const size_t frame_count = frames.size();
   std::vector<Row> rows;
