@@ -2,7 +2,7 @@
 # The GPU check: builds the LibTorch-only targets (core, models, runtime core, the trainer's
 # loss/assigner/optimisers) against a Python torch 2.x (CUDA or ROCm) and runs the tests labelled
 # `gpu` (GPU against CPU), then prints one table, and with a GPU the inference levers' table
-# (bench_inference: FP32, FP16, channels-last; BENCH_MODELS, BENCH_IMGSZ, BENCH_ROUNDS). Made for a GPU machine that has torch, CMake
+# (bench_inference: FP32, FP16, channels-last, CUDA/HIP graphs; BENCH_MODELS, BENCH_IMGSZ, BENCH_ROUNDS). Made for a GPU machine that has torch, CMake
 # and ninja but no Debian development packages; without a GPU the tests skip with a message.
 #
 #   tools/gpu-check.sh prepare   here, on Debian 12: the few libraries the LibTorch-only build

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpu_conv_fusion.h"
+#include "gpu_graph.h"
 #include "yolo/core/autocast_scope.h"
 #include "yolo/core/cpu_features.h"
 
@@ -95,9 +96,7 @@ torch::Tensor Engine::forward(const torch::Tensor& input) {
   if (options_.channels_last) x = x.contiguous(c10::MemoryFormat::ChannelsLast);
   std::lock_guard<std::mutex> lock(mutex_);
   try {
-    // BF16 autocast for this forward pass on this thread (autocast state is thread-local).
-    AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, bf16_);
-    torch::Tensor out = module_.forward({x}).toTensor();
+    torch::Tensor out = run_module(x);
     // Postprocessing reads FP32 (or the FP16 the caller asked for), never BF16.
     return out.scalar_type() == torch::kBFloat16 ? out.to(torch::kFloat) : out;
   } catch (const c10::Error& e) {
@@ -106,6 +105,33 @@ torch::Tensor Engine::forward(const torch::Tensor& input) {
                                          fmt::join(input.sizes().vec(), ", "),
                                          what.substr(0, what.find('\n'))));
   }
+}
+
+torch::Tensor Engine::run_module(const torch::Tensor& x) {
+  if (options_.gpu_graphs && device_.is_cuda() && GpuGraph::compiled_in()) {
+    ShapeGraph& shape = graphs_[x.sizes().vec()];
+    if (shape.graph) return shape.graph->run(x);
+    if (!shape.failed && ++shape.runs > kGraphWarmupRuns) {
+      try {
+        shape.graph = std::make_shared<GpuGraph>(module_, x);
+        return shape.graph->run(x);
+      } catch (const std::exception& e) {
+        shape.failed = true;
+        spdlog::warn("'{}': input [{}] runs op by op: {}", path_, fmt::join(x.sizes().vec(), ", "),
+                     e.what());
+      }
+    }
+  }
+  // BF16 autocast for this forward pass on this thread (autocast state is thread-local).
+  AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, bf16_);
+  return module_.forward({x}).toTensor();
+}
+
+int Engine::gpu_graphs_captured() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int n = 0;
+  for (const auto& [shape, g] : graphs_) n += g.graph ? 1 : 0;
+  return n;
 }
 
 torch::Tensor Engine::forward_in_traced_batches(const torch::Tensor& input) {

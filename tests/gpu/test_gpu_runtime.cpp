@@ -244,4 +244,47 @@ TEST(GpuEngine, BatcherServesManyProducersOnTheGpu) {
   EXPECT_EQ(stats.failed, 0u);
 }
 
+// CUDA/HIP graphs (runtime/src/gpu_graph.h): after its warm-up runs a shape's forward pass is
+// captured once and replayed, in FP32 and FP16, and each replay computes what the plain pass
+// computes on its own input; an output handed out stays the caller's through later replays.
+TEST(GpuEngine, GraphsReplayThePlainForwardPass) {
+  YOLO_REQUIRE_GPU();
+  const fs::path path = export_model("yolov8n.yaml", 1);
+  for (const bool half : {false, true}) {
+    if (half && !gpu_device().is_cuda()) continue;  // a rehearsal on the CPU: no FP16
+    yolo::EngineOptions o;
+    o.device = gpu_device().str();
+    o.half = half;
+    o.gpu_graphs = false;
+    yolo::Engine plain(path.string(), o);
+    o.gpu_graphs = true;
+    yolo::Engine graphed(path.string(), o);
+    torch::manual_seed(13);
+    torch::Tensor kept, kept_expected;
+    for (int i = 0; i < yolo::Engine::kGraphWarmupRuns + 4; ++i) {
+      const torch::Tensor x = torch::rand({1, 3, 96, 128}).to(gpu_device());
+      const torch::Tensor expected = plain.forward(x);
+      const torch::Tensor got = graphed.forward(x);
+      EXPECT_LE(relative_max_diff(got.to(torch::kFloat), expected.to(torch::kFloat)), 1e-3)
+          << (half ? "FP16" : "FP32") << ", call " << i;
+      if (i == yolo::Engine::kGraphWarmupRuns + 1) kept = got, kept_expected = expected;
+    }
+    EXPECT_LE(relative_max_diff(kept.to(torch::kFloat), kept_expected.to(torch::kFloat)), 1e-3)
+        << "a later replay changed an output already returned";
+    if (gpu_device().is_cuda()) {
+      EXPECT_EQ(graphed.gpu_graphs_captured(), 1);
+    }
+    // Another batch size is another shape: its own warm-up, then its own graph.
+    for (int i = 0; i <= yolo::Engine::kGraphWarmupRuns; ++i) {
+      const torch::Tensor x = torch::rand({2, 3, 96, 128}).to(gpu_device());
+      EXPECT_LE(relative_max_diff(graphed.forward(x).to(torch::kFloat),
+                                  plain.forward(x).to(torch::kFloat)),
+                1e-3);
+    }
+    if (gpu_device().is_cuda()) {
+      EXPECT_EQ(graphed.gpu_graphs_captured(), 2);
+    }
+  }
+}
+
 }  // namespace

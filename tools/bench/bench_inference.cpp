@@ -7,9 +7,11 @@
 // weights), input size and batch, Engine::forward runs under each variant in turn, round after
 // round, so that a drift of the machine hits every variant alike: the module as loaded (not
 // frozen), frozen (the runtime before these levers: the baseline), + channels-last, + BF16
-// autocast (CPU) or FP16 (GPU), the two combined (the runtime's default on a GPU), on the CPU each
+// autocast (CPU) or FP16 (GPU, half=True), the two combined, on the CPU each
 // convolution fused with its SiLU into one oneDNN op (runtime/src/cpu_conv_fusion.h) alone, with
-// channels-last, and with both (the runtime's default on a CPU with native BF16), and
+// channels-last, and with both (the runtime's default on a CPU with native BF16), on a GPU each
+// shape's pass captured once as a CUDA/HIP graph and replayed, alone, with channels-last (the
+// runtime's GPU default) and with channels-last + FP16 (runtime/src/gpu_graph.h), and
 // torch::jit::optimize_for_inference on the frozen module (oneDNN conversion; CPU).
 // The table gives each variant's median time and its speed-up over the baseline as the median of
 // the per-round ratios with their 10th-90th percentile range: a lever whose range holds 1.0x has
@@ -61,12 +63,14 @@ std::vector<Variant> variants_for(const fs::path& model, const std::string& devi
                                   std::vector<std::unique_ptr<yolo::Engine>>& engines,
                                   std::shared_ptr<torch::jit::Module>& optimized) {
   const bool gpu = device != "cpu";
-  auto engine = [&](bool freeze, bool channels_last, bool reduced, bool fuse = false) {
+  auto engine = [&](bool freeze, bool channels_last, bool reduced, bool fuse = false,
+                    bool graphs = false) {
     yolo::EngineOptions o;
     o.device = device;
     o.freeze = freeze;
     o.channels_last = channels_last;
     o.fuse_convolutions = fuse;
+    o.gpu_graphs = graphs;
     o.bf16 = !gpu && reduced;
     o.half = gpu && reduced;
     engines.push_back(std::make_unique<yolo::Engine>(model.string(), o));
@@ -81,7 +85,13 @@ std::vector<Variant> variants_for(const fs::path& model, const std::string& devi
       {"frozen + " + reduced, engine(true, false, true)},
       {"frozen + channels-last + " + reduced, engine(true, true, true)},
   };
-  if (!gpu) {
+  if (gpu) {
+    v.push_back({"frozen + GPU graphs", engine(true, false, false, false, true)});
+    v.push_back(
+        {"frozen + channels-last + GPU graphs (default)", engine(true, true, false, false, true)});
+    v.push_back({"frozen + channels-last + FP16 + GPU graphs (half=True)",
+                 engine(true, true, true, false, true)});
+  } else {
     v.push_back({"frozen + fused conv+SiLU", engine(true, false, false, true)});
     v.push_back({"frozen + channels-last + fused conv+SiLU", engine(true, true, false, true)});
     v.push_back({"frozen + channels-last + BF16 + fused conv+SiLU (default)",
@@ -121,8 +131,8 @@ std::vector<Row> measure(const std::string& model_yaml, int imgsz, int batch, in
   const std::vector<Variant> variants = variants_for(model, device, engines, optimized);
   const c10::Device dev(device);
   const torch::Tensor x = torch::rand({batch, 3, imgsz, imgsz}).to(dev);
-  for (const Variant& v : variants) {  // warm-up at this batch size
-    for (int i = 0; i < 2; ++i) v.forward(x);
+  for (const Variant& v : variants) {  // warm-up at this batch size, GPU graphs captured
+    for (int i = 0; i <= yolo::Engine::kGraphWarmupRuns; ++i) v.forward(x);
   }
   synchronize(dev);
   std::vector<std::vector<double>> ms(variants.size());

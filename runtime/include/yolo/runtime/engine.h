@@ -6,7 +6,9 @@
 // channels-last layout (oneDNN's and cuDNN's fast convolution layout) and, on CPUs that compute
 // BF16 natively (AVX-512 BF16, AMX), under BF16 autocast: convolutions in BF16, the rest of the
 // graph as autocast leaves it (FP32 where precision matters). docs/benchmarks.md has each lever's
-// speed-up and its effect on mAP. Input size, class names, stride
+// speed-up and its effect on mAP. On the CPU each convolution and its SiLU run as one oneDNN op;
+// on a GPU each input shape's pass is captured once as a CUDA/HIP graph and replayed. Input
+// size, class names, stride
 // and the end-to-end flag come from the file's metadata. All methods are thread-safe; forward
 // passes are serialised, which is what one model instance on one device does anyway (the
 // dynamic batcher is the way to share an engine between many callers). LibTorch only: frames
@@ -16,6 +18,7 @@
 
 #include <torch/script.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,6 +30,8 @@
 #include "yolo/runtime/postprocess.h"
 
 namespace yolo {
+
+class GpuGraph;  // runtime/src/gpu_graph.h
 
 struct EngineOptions {
   std::string device = "cpu";  // torch device string: "cpu", "cuda:0" (ROCm GPUs too)
@@ -40,6 +45,10 @@ struct EngineOptions {
   // CPU, frozen, channels-last: each convolution and the SiLU after it as one oneDNN op
   // (runtime/src/cpu_conv_fusion.h); false keeps LibTorch's separate ops.
   bool fuse_convolutions = true;
+  // GPU: each input shape's forward pass captured once as a CUDA/HIP graph after
+  // kGraphWarmupRuns plain runs, then replayed (runtime/src/gpu_graph.h); false runs every pass
+  // op by op. A shape whose capture fails runs op by op, with a warning.
+  bool gpu_graphs = true;
   // Models built at load (an Ultralytics .pt) are traced at this [h, w] (or [s]); empty = the
   // size they were trained at. A TorchScript file keeps the size it was traced at.
   std::vector<int64_t> imgsz;
@@ -72,6 +81,11 @@ class Engine {
   // The letterbox this model's input needs (its size and stride, Ultralytics' defaults).
   LetterboxOptions letterbox_options() const;
 
+  // Input shapes whose forward pass runs as a replayed GPU graph.
+  int gpu_graphs_captured() const;
+
+  static constexpr int kGraphWarmupRuns = 3;  // plain runs of a shape before its capture
+
  private:
   std::string path_;
   EngineOptions options_;
@@ -79,7 +93,16 @@ class Engine {
   bool bf16_ = false;  // resolved from options_.bf16 and the CPU
   ModelMetadata metadata_;
   torch::jit::Module module_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
+  // Per input shape: plain runs so far, then its graph (null: the capture failed).
+  struct ShapeGraph {
+    int runs = 0;
+    std::shared_ptr<GpuGraph> graph;
+    bool failed = false;
+  };
+  std::map<std::vector<int64_t>, ShapeGraph> graphs_;
+
+  torch::Tensor run_module(const torch::Tensor& x);  // under mutex_
 };
 
 }  // namespace yolo
