@@ -10,8 +10,8 @@
 // autocast (CPU) or FP16 (GPU, half=True), the two combined, on the CPU each
 // convolution fused with its SiLU into one oneDNN op (runtime/src/cpu_conv_fusion.h) alone, with
 // channels-last, and with both (the runtime's default on a CPU with native BF16), on a GPU each
-// shape's pass captured once as a CUDA/HIP graph and replayed, alone, with channels-last (the
-// runtime's GPU default) and with channels-last + FP16 (runtime/src/gpu_graph.h), and
+// shape's pass captured once as a CUDA/HIP graph and replayed, alone, with channels-last and with
+// channels-last + FP16 (runtime/src/gpu_graph.h; EngineOptions::gpu_graphs), and
 // torch::jit::optimize_for_inference on the frozen module (oneDNN conversion; CPU).
 // The table gives each variant's median time and its speed-up over the baseline as the median of
 // the per-round ratios with their 10th-90th percentile range: a lever whose range holds 1.0x has
@@ -87,8 +87,7 @@ std::vector<Variant> variants_for(const fs::path& model, const std::string& devi
   };
   if (gpu) {
     v.push_back({"frozen + GPU graphs", engine(true, false, false, false, true)});
-    v.push_back(
-        {"frozen + channels-last + GPU graphs (default)", engine(true, true, false, false, true)});
+    v.push_back({"frozen + channels-last + GPU graphs", engine(true, true, false, false, true)});
     v.push_back({"frozen + channels-last + FP16 + GPU graphs (half=True)",
                  engine(true, true, true, false, true)});
   } else {

@@ -7,7 +7,8 @@
 // BF16 natively (AVX-512 BF16, AMX), under BF16 autocast: convolutions in BF16, the rest of the
 // graph as autocast leaves it (FP32 where precision matters). docs/benchmarks.md has each lever's
 // speed-up and its effect on mAP. On the CPU each convolution and its SiLU run as one oneDNN op;
-// on a GPU each input shape's pass is captured once as a CUDA/HIP graph and replayed. Input
+// on a GPU, with gpu_graphs, each input shape's pass is captured once as a CUDA/HIP graph and
+// replayed. Input
 // size, class names, stride
 // and the end-to-end flag come from the file's metadata. All methods are thread-safe; forward
 // passes are serialised, which is what one model instance on one device does anyway (the
@@ -46,9 +47,10 @@ struct EngineOptions {
   // (runtime/src/cpu_conv_fusion.h); false keeps LibTorch's separate ops.
   bool fuse_convolutions = true;
   // GPU: each input shape's forward pass captured once as a CUDA/HIP graph after
-  // kGraphWarmupRuns plain runs, then replayed (runtime/src/gpu_graph.h); false runs every pass
-  // op by op. A shape whose capture fails runs op by op, with a warning.
-  bool gpu_graphs = true;
+  // kGraphWarmupRuns plain runs, then replayed (runtime/src/gpu_graph.h). A shape whose capture
+  // fails runs op by op, with a warning. Off by default until a GPU run has measured it
+  // (tools/gpu-check.sh runs its test and its benchmark rows).
+  bool gpu_graphs = false;
   // Models built at load (an Ultralytics .pt) are traced at this [h, w] (or [s]); empty = the
   // size they were trained at. A TorchScript file keeps the size it was traced at.
   std::vector<int64_t> imgsz;
