@@ -13,7 +13,6 @@ namespace {
 // could put a second OpenMP runtime beside LibTorch's bundled one.
 struct OpenMp {
   void (*set_num_threads)(int) = nullptr;
-  int (*get_max_threads)() = nullptr;
 };
 
 const OpenMp& openmp() {
@@ -21,8 +20,6 @@ const OpenMp& openmp() {
     OpenMp o;
     if (at::get_parallel_info().find("parallel backend: OpenMP") == std::string::npos) return o;
     o.set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-    o.get_max_threads = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
-    if (o.set_num_threads == nullptr || o.get_max_threads == nullptr) o = OpenMp{};
     return o;
   }();
   return found;

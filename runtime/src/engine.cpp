@@ -55,9 +55,7 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
       // With channels-last only: on NCHW tensors oneDNN's op reorders around every call and
       // was slower than LibTorch's own path (tools/bench/bench_inference.cpp).
       if (options_.fuse_convolutions && options_.channels_last && device_.is_cpu()) {
-        const CpuConvFusion fused = fuse_cpu_convolutions(module_, bf16_);
-        spdlog::debug("engine: {} convolutions fused with their SiLU, {} more on oneDNN's op",
-                      fused.with_silu, fused.plain);
+        fuse_convolutions(model_path);
       }
     } catch (const c10::Error& e) {
       // Some exports cannot be frozen; they still run, only a little slower.
@@ -104,6 +102,20 @@ torch::Tensor Engine::forward(const torch::Tensor& input) {
     throw std::runtime_error(fmt::format("'{}' failed on input [{}]: {}", path_,
                                          fmt::join(input.sizes().vec(), ", "),
                                          what.substr(0, what.find('\n'))));
+  }
+}
+
+void Engine::fuse_convolutions(const std::string& model_path) {
+  // On a copy, so that a rewrite that fails halfway leaves the frozen module as it was.
+  torch::jit::Module fused = module_.clone();
+  try {
+    const CpuConvFusion n = fuse_cpu_convolutions(fused, bf16_);
+    module_ = fused;
+    spdlog::debug("engine: {} convolutions fused with their SiLU, {} more on oneDNN's op",
+                  n.with_silu, n.plain);
+  } catch (const std::exception& e) {
+    spdlog::warn("'{}': could not fuse the convolutions ({}); running LibTorch's own ops",
+                 model_path, std::string(e.what()).substr(0, 200));
   }
 }
 

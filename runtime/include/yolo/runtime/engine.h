@@ -104,7 +104,8 @@ class Engine {
   };
   std::map<std::vector<int64_t>, ShapeGraph> graphs_;
 
-  torch::Tensor run_module(const torch::Tensor& x);  // under mutex_
+  torch::Tensor run_module(const torch::Tensor& x);       // under mutex_
+  void fuse_convolutions(const std::string& model_path);  // cpu_conv_fusion.h on module_
 };
 
 }  // namespace yolo
