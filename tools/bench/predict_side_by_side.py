@@ -69,6 +69,19 @@ def export(yaml, imgsz, folder):
     return ts, onnx
 
 
+def synthetic_source(args, trainer, out):
+    """The images (or with --track the video) every program reads, and how many frames that is."""
+    data = out / ("video" if args.track else "data")
+    if not (data / "images" / "train").exists():
+        extra = ["video=True", f"frames={args.frames}", "images=4"] if args.track else [f"images={args.images}"]
+        subprocess.run([trainer, "synth", f"dir={data}", *extra, "imgsz=640", "nc=3", "seed=5"], check=True,
+                       capture_output=True)
+    if args.track:
+        return data / "video" / "synthetic.mp4", args.frames
+    source = data / "images" / "train"
+    return source, len(list(source.glob("*.jpg")))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="runs/bench/predict")
@@ -89,17 +102,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     trainer = str(Path(args.trainer).resolve())
     yolo = str(Path(sys.executable).with_name("yolo"))
-    data = out / ("video" if args.track else "data")
-    if not (data / "images" / "train").exists():
-        extra = ["video=True", f"frames={args.frames}", "images=4"] if args.track else [f"images={args.images}"]
-        subprocess.run([trainer, "synth", f"dir={data}", *extra, "imgsz=640", "nc=3", "seed=5"], check=True,
-                       capture_output=True)
-    if args.track:
-        source = data / "video" / "synthetic.mp4"
-        n_images = args.frames
-    else:
-        source = data / "images" / "train"
-        n_images = len(list(source.glob("*.jpg")))
+    source, n_images = synthetic_source(args, trainer, out)
     mode = "track" if args.track else "predict"
 
     rows = []
