@@ -2,7 +2,6 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/api/module.h>
-#include <torch/csrc/jit/ir/irparser.h>
 #include <torch/csrc/jit/ir/subgraph_matcher.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/subgraph_rewrite.h>
@@ -42,8 +41,8 @@ std::string replacement(const char* args, bool silu, bool bf16) {
                   "  %scalars : Scalar?[] = prim::ListConstruct()\n";
   std::string input = "%x";
   if (bf16) {
-    // 15 is c10::ScalarType::BFloat16.
-    g += "  %bf16 : int = prim::Constant[value=15]()\n"
+    g += "  %bf16 : int = prim::Constant[value=" + std::to_string(static_cast<int>(at::kBFloat16)) +
+         "]()\n"
          "  %false : bool = prim::Constant[value=0]()\n"
          "  %xb = aten::to(%x, %bf16, %false, %false, %none)\n";
     input = "%xb";
