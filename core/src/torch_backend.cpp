@@ -51,12 +51,17 @@ void parse_torch_build_config(const std::string& config, BackendInfo& out) {
   }
 }
 
+bool has_onednn_fused_conv() {
+  return c10::Dispatcher::singleton()
+      .findSchema({"mkldnn::_convolution_pointwise", ""})
+      .has_value();
+}
+
 BackendInfo query_backend() {
   BackendInfo info;
   info.torch_version = TORCH_VERSION;
   parse_torch_build_config(at::show_config(), info);
-  info.onednn_fused_conv =
-      c10::Dispatcher::singleton().findSchema({"mkldnn::_convolution_pointwise", ""}).has_value();
+  info.onednn_fused_conv = has_onednn_fused_conv();
   const int count = static_cast<int>(torch::cuda::device_count());
   for (int i = 0; i < count; ++i) {
     GpuInfo gpu;

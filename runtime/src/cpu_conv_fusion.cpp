@@ -1,6 +1,5 @@
 #include "cpu_conv_fusion.h"
 
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/subgraph_matcher.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -8,6 +7,8 @@
 
 #include <string>
 #include <unordered_map>
+
+#include "yolo/core/device.h"
 
 namespace yolo {
 namespace {
@@ -104,9 +105,7 @@ void constants_to_bf16(torch::jit::Graph& graph) {
 }  // namespace
 
 bool cpu_conv_fusion_available() {
-  return c10::Dispatcher::singleton()
-      .findSchema({"mkldnn::_convolution_pointwise", ""})
-      .has_value();
+  return has_onednn_fused_conv();
 }
 
 CpuConvFusion fuse_cpu_convolutions(torch::jit::Module& frozen, bool bf16) {

@@ -23,7 +23,6 @@ constexpr std::array<std::array<int, 3>, 10> kColourClassRgb = {{
     {15, 15, 15},     // black
 }};
 static_assert(kColourClassRgb.size() == kColourClassNames.size());
-static_assert(kShapeClassNames.size() == static_cast<size_t>(kShapeCount));
 constexpr double kColourJitter = 12;
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <opencv2/core.hpp>
 
 #include "synth_random.h"
+#include "yolo/synth/synthetic_data.h"
 
 namespace yolo::synth {
 
@@ -21,7 +22,7 @@ enum class ShapeClass {
   kHexagon,
   kSemicircle,
 };
-inline constexpr int kShapeCount = 10;
+inline constexpr int kShapeCount = static_cast<int>(kShapeClassNames.size());
 
 // One shape placed in an image. Every outline fits inside the circle of `diameter` around
 // `centre`, so the diameter bounds the shape's extent at any rotation.

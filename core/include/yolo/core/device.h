@@ -87,6 +87,8 @@ SelectedDevice resolve_device(const DeviceRequest& request, const BackendInfo& b
 // Queries the LibTorch in this process (flavour from its build configuration, GPU count from
 // torch::cuda, names and memory from the vendor runtime when it can be loaded).
 BackendInfo query_backend();
+// Whether this LibTorch registers oneDNN's pointwise convolution (BackendInfo::onednn_fused_conv).
+bool has_onednn_fused_conv();
 
 // parse_device + query_backend + resolve_device.
 SelectedDevice select_device(std::string_view text);

@@ -8,13 +8,11 @@
 // graph as autocast leaves it (FP32 where precision matters). docs/benchmarks.md has each lever's
 // speed-up and its effect on mAP. On the CPU each convolution and its SiLU run as one oneDNN op;
 // on a GPU, with gpu_graphs, each input shape's pass is captured once as a CUDA/HIP graph and
-// replayed. Input
-// size, class names, stride
-// and the end-to-end flag come from the file's metadata. All methods are thread-safe; forward
-// passes are serialised, which is what one model instance on one device does anyway (the
-// dynamic batcher is the way to share an engine between many callers). LibTorch only: frames
-// reach it through preprocess_frames() (device_preprocess.h) or, from OpenCV images, through
-// detect_images() (image_detect.h, the OpenCV edge).
+// replayed. Input size, class names, stride and the end-to-end flag come from the file's
+// metadata. All methods are thread-safe; forward passes are serialised, which is what one model
+// instance on one device does anyway (the dynamic batcher is the way to share an engine between
+// many callers). LibTorch only: frames reach it through preprocess_frames() (device_preprocess.h)
+// or, from OpenCV images, through detect_images() (image_detect.h, the OpenCV edge).
 #pragma once
 
 #include <torch/script.h>

@@ -108,7 +108,8 @@ void validate_synth_options(const SynthOptions& options);
 //   data.yaml   `train: images/train`, `val: images/val` (relative to the YAML's own folder, so
 //               the folder can be moved), `nc`, `names: {0: rectangle, ...}` (or red, ...)
 // plus the video when options.video. Each file is written atomically. Stale images and labels
-// from an earlier, larger run (same naming scheme) and Ultralytics label caches are removed.
+// from an earlier, larger run (same naming scheme), images in the other format, and Ultralytics
+// label caches are removed.
 SynthReport generate_synthetic_dataset(const SynthOptions& options);
 
 // Writes an H.264/MP4 video of options.video_objects shapes moving at constant velocities and
