@@ -1,5 +1,6 @@
 #include "cpu_conv_fusion.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/subgraph_matcher.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -18,6 +19,10 @@ using torch::jit::Value;
 using ValueMap = std::unordered_map<std::string, Value*>;
 
 constexpr const char* kFusedOp = "mkldnn::_convolution_pointwise";
+// The reorder that torch.compile's freezing runs on a convolution's weight, and the graph node
+// that holds an opaque oneDNN tensor (optimize_for_inference's; prim::Constant cannot).
+constexpr const char* kReorderWeight = "mkldnn::_reorder_convolution_weight";
+constexpr const char* kOneDnnConstant = "prim::ConstantMKLDNNTensor";
 
 // The two spellings of a 2-D convolution in TorchScript graphs: traced models (Ultralytics'
 // exports and ours) have aten::_convolution, scripted ones aten::conv2d.
@@ -102,7 +107,46 @@ void constants_to_bf16(torch::jit::Graph& graph) {
   }
 }
 
+std::optional<c10::OperatorHandle> reorder_weight_op() {
+  return c10::Dispatcher::singleton().findSchema({kReorderWeight, ""});
+}
+
+// The weight in the blocked layout oneDNN's convolution kernel reads, as the op would reorder it
+// on every call. With no input size given, oneDNN picks the layout from the weight's shape and
+// the convolution's parameters, which is what it picks for real inputs of any size here; where it
+// would not, the op reorders from this layout as it did from the plain one, so the result holds.
+at::Tensor packed_weight(const c10::OperatorHandle& reorder, const torch::jit::Node& conv) {
+  torch::jit::Stack stack{*torch::jit::toIValue(conv.input(1)),  // weight
+                          *torch::jit::toIValue(conv.input(3)),  // padding
+                          *torch::jit::toIValue(conv.input(4)),  // stride
+                          *torch::jit::toIValue(conv.input(5)),  // dilation
+                          *torch::jit::toIValue(conv.input(6)),  // groups
+                          c10::IValue()};                        // input size: none
+  reorder.callBoxed(stack);
+  return stack.at(0).toTensor();
+}
+
 }  // namespace
+
+int prepack_cpu_convolution_weights(torch::jit::Module& fused) {
+  const std::optional<c10::OperatorHandle> reorder = reorder_weight_op();
+  if (!reorder) return 0;
+  std::shared_ptr<torch::jit::Graph> graph = fused.get_method("forward").graph();
+  const c10::Symbol op = c10::Symbol::fromQualString(kFusedOp);
+  const c10::Symbol holder = c10::Symbol::fromQualString(kOneDnnConstant);
+  int packed = 0;
+  for (torch::jit::Node* conv : graph->nodes()) {
+    if (conv->kind() != op || conv->input(1)->node()->kind() != torch::jit::prim::Constant)
+      continue;
+    torch::jit::Node* constant = graph->create(holder);
+    constant->t_(torch::jit::attr::value, packed_weight(*reorder, *conv));
+    constant->insertBefore(conv);
+    conv->replaceInput(1, constant->output());
+    ++packed;
+  }
+  torch::jit::EliminateDeadCode(graph);
+  return packed;
+}
 
 bool cpu_conv_fusion_available() {
   return has_onednn_fused_conv();

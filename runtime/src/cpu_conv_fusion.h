@@ -28,4 +28,10 @@ bool cpu_conv_fusion_available();
 // cpu_conv_fusion_available() is false.
 CpuConvFusion fuse_cpu_convolutions(torch::jit::Module& frozen, bool bf16);
 
+// Stores the weight of every fused convolution (fuse_cpu_convolutions' result) in the blocked
+// layout oneDNN's kernel reads, reordered once here instead of on every call. The packed weights
+// are opaque oneDNN tensors: the module then runs but cannot be saved. Returns the convolutions
+// packed; 0 where this LibTorch lacks the reorder op.
+int prepack_cpu_convolution_weights(torch::jit::Module& fused);
+
 }  // namespace yolo

@@ -116,6 +116,18 @@ void Engine::fuse_convolutions(const std::string& model_path) {
   } catch (const std::exception& e) {
     spdlog::warn("'{}': could not fuse the convolutions ({}); running LibTorch's own ops",
                  model_path, std::string(e.what()).substr(0, 200));
+    return;
+  }
+  if (!options_.prepack_weights) return;
+  try {
+    // A failure leaves each convolution with its weight packed or plain, both of which run.
+    spdlog::debug("engine: {} convolution weights prepacked for oneDNN",
+                  prepack_cpu_convolution_weights(module_));
+  } catch (const std::exception& e) {
+    spdlog::warn(
+        "'{}': could not prepack the convolution weights ({}); oneDNN reorders them per "
+        "call",
+        model_path, std::string(e.what()).substr(0, 200));
   }
 }
 

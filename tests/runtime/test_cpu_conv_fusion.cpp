@@ -1,6 +1,7 @@
 // The CPU convolution fusion (runtime/src/cpu_conv_fusion.h) on real exports: it rewrites every
-// convolution of yolov8n and yolo26n, takes each SiLU into its convolution, and changes how the
-// forward pass computes, not what: FP32 to rounding, BF16 within BF16's precision.
+// convolution of yolov8n and yolo26n, takes each SiLU into its convolution, prepacks every
+// weight, and changes how the forward pass computes, not what: FP32 to rounding, BF16 within
+// BF16's precision.
 #include <gtest/gtest.h>
 
 #include <torch/script.h>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "cpu_conv_fusion.h"
 #include "yolo/runtime/engine.h"
@@ -53,32 +55,47 @@ TEST_P(CpuConvFusion, RewritesEveryConvolutionAndTakesTheSilus) {
   EXPECT_EQ(count(m, "aten::_convolution") + count(m, "aten::conv2d"), 0);
   EXPECT_EQ(count(m, "aten::silu"), 0);
   EXPECT_EQ(count(m, "mkldnn::_convolution_pointwise"), convolutions);
+
+  EXPECT_EQ(yolo::prepack_cpu_convolution_weights(m), convolutions);
+  EXPECT_EQ(count(m, "prim::ConstantMKLDNNTensor"), convolutions);
+  c10::InferenceMode guard;
+  const torch::Tensor y = m.forward({torch::rand({1, 3, 96, 96})}).toTensor();
+  EXPECT_TRUE(y.isfinite().all().item<bool>());
 }
 
 TEST_P(CpuConvFusion, KeepsTheOutput) {
   if (!yolo::cpu_conv_fusion_available()) GTEST_SKIP() << "this LibTorch has no oneDNN";
   const fs::path path = export_model(GetParam());
-  auto engine = [&](bool fuse, bool bf16) {
+  auto engine = [&](bool fuse, bool bf16, bool prepack = true) {
     yolo::EngineOptions o;
     o.fuse_convolutions = fuse;
+    o.prepack_weights = prepack;
     o.bf16 = bf16;
     return std::make_unique<yolo::Engine>(path.string(), o);
   };
   torch::manual_seed(0);
   const torch::Tensor x = torch::rand({2, 3, 96, 96});
   const torch::Tensor fp32 = engine(false, false)->forward(x);
-  const torch::Tensor fused = engine(true, false)->forward(x);
+  const torch::Tensor fused = engine(true, false, false)->forward(x);
   ASSERT_EQ(fused.sizes(), fp32.sizes());
   EXPECT_LT((fused - fp32).abs().max().item<double>(), 1e-3);
+  // Prepacking moves the weights' reorder to load time; the kernel and the numbers stay.
+  const torch::Tensor packed = engine(true, false)->forward(x);
+  EXPECT_LT((packed - fused).abs().max().item<double>(), 1e-4);
+  const torch::Tensor first = engine(true, false)->forward(x.slice(0, 0, 1));
+  EXPECT_LT((first - packed.slice(0, 0, 1)).abs().max().item<double>(), 1e-4)
+      << "batch 1 and batch 2 run the same packed weights";
 
-  // BF16: both paths against FP32, boxes in pixels of a 96 px input and scores in [0, 1].
-  for (const bool fuse : {false, true}) {
-    const torch::Tensor b = engine(fuse, true)->forward(x);
+  // BF16: each path against FP32, boxes in pixels of a 96 px input and scores in [0, 1].
+  for (const auto& [fuse, prepack, name] :
+       {std::tuple{false, false, "autocast"}, std::tuple{true, false, "fused"},
+        std::tuple{true, true, "fused, prepacked"}}) {
+    const torch::Tensor b = engine(fuse, true, prepack)->forward(x);
     EXPECT_EQ(b.scalar_type(), torch::kFloat);
     const double box = (b.slice(1, 0, 4) - fp32.slice(1, 0, 4)).abs().max().item<double>();
     const double score = (b.slice(1, 4) - fp32.slice(1, 4)).abs().max().item<double>();
-    EXPECT_LT(box, 1.5) << (fuse ? "fused" : "autocast");
-    EXPECT_LT(score, 0.05) << (fuse ? "fused" : "autocast");
+    EXPECT_LT(box, 1.5) << name;
+    EXPECT_LT(score, 0.05) << name;
     EXPECT_GT(box + score, 0.0) << "BF16 changed nothing: it did not run";
   }
 }

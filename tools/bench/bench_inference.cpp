@@ -7,10 +7,11 @@
 // weights), input size and batch, Engine::forward runs under each variant in turn, round after
 // round, so that a drift of the machine hits every variant alike: the module as loaded (not
 // frozen), frozen (the runtime before these levers: the baseline), + channels-last, + BF16
-// autocast (CPU) or FP16 (GPU, half=True), the two combined, on the CPU each
-// convolution fused with its SiLU into one oneDNN op (runtime/src/cpu_conv_fusion.h) alone, with
-// channels-last, and with both (the runtime's default on a CPU with native BF16), on a GPU each
-// shape's pass captured once as a CUDA/HIP graph and replayed, alone, with channels-last and with
+// autocast (CPU) or FP16 (GPU, half=True), the two combined; on the CPU, with channels-last,
+// each convolution fused with its SiLU into one oneDNN op (runtime/src/cpu_conv_fusion.h), with
+// and without its weights prepacked, in FP32 and in BF16 (BF16, fused and prepacked is the
+// runtime's default on a CPU with native BF16); on a GPU, each shape's pass captured once as a
+// CUDA/HIP graph and replayed, alone, with channels-last and with
 // channels-last + FP16 (runtime/src/gpu_graph.h; EngineOptions::gpu_graphs), and
 // torch::jit::optimize_for_inference on the frozen module (oneDNN conversion; CPU).
 // The table gives each variant's median time and its speed-up over the baseline as the median of
@@ -63,38 +64,50 @@ std::vector<Variant> variants_for(const fs::path& model, const std::string& devi
                                   std::vector<std::unique_ptr<yolo::Engine>>& engines,
                                   std::shared_ptr<torch::jit::Module>& optimized) {
   const bool gpu = device != "cpu";
-  auto engine = [&](bool freeze, bool channels_last, bool reduced, bool fuse = false,
-                    bool graphs = false) {
-    yolo::EngineOptions o;
-    o.device = device;
-    o.freeze = freeze;
-    o.channels_last = channels_last;
-    o.fuse_convolutions = fuse;
-    o.gpu_graphs = graphs;
-    o.bf16 = !gpu && reduced;
-    o.half = gpu && reduced;
+  // Every lever off but freezing; each variant turns some on.
+  yolo::EngineOptions plain;
+  plain.device = device;
+  plain.channels_last = plain.fuse_convolutions = plain.prepack_weights = false;
+  plain.bf16 = false;
+  using Lever = std::function<void(yolo::EngineOptions&)>;
+  auto engine = [&](std::initializer_list<Lever> levers) {
+    yolo::EngineOptions o = plain;
+    for (const Lever& lever : levers) lever(o);
     engines.push_back(std::make_unique<yolo::Engine>(model.string(), o));
     yolo::Engine* e = engines.back().get();
     return [e](const torch::Tensor& x) { return e->forward(x); };
   };
-  const std::string reduced = gpu ? "FP16" : "BF16 autocast";
+  const Lever cl = [](yolo::EngineOptions& o) { o.channels_last = true; };
+  const Lever reduced = [gpu](yolo::EngineOptions& o) {
+    if (gpu)
+      o.half = true;
+    else
+      o.bf16 = true;
+  };
+  const Lever fused = [](yolo::EngineOptions& o) { o.fuse_convolutions = true; };
+  const Lever packed = [](yolo::EngineOptions& o) { o.prepack_weights = true; };
+  const Lever graphs = [](yolo::EngineOptions& o) { o.gpu_graphs = true; };
+  const std::string precision = gpu ? "FP16" : "BF16 autocast";
   std::vector<Variant> v = {
-      {"frozen (baseline)", engine(true, false, false)},
-      {"not frozen", engine(false, false, false)},
-      {"frozen + channels-last", engine(true, true, false)},
-      {"frozen + " + reduced, engine(true, false, true)},
-      {"frozen + channels-last + " + reduced, engine(true, true, true)},
+      {"frozen (baseline)", engine({})},
+      {"not frozen", engine({[](yolo::EngineOptions& o) { o.freeze = false; }})},
+      {"frozen + channels-last", engine({cl})},
+      {"frozen + " + precision, engine({reduced})},
+      {"frozen + channels-last + " + precision, engine({cl, reduced})},
   };
   if (gpu) {
-    v.push_back({"frozen + GPU graphs", engine(true, false, false, false, true)});
-    v.push_back({"frozen + channels-last + GPU graphs", engine(true, true, false, false, true)});
-    v.push_back({"frozen + channels-last + FP16 + GPU graphs (half=True)",
-                 engine(true, true, true, false, true)});
+    v.push_back({"frozen + GPU graphs", engine({graphs})});
+    v.push_back({"frozen + channels-last + GPU graphs", engine({cl, graphs})});
+    v.push_back(
+        {"frozen + channels-last + FP16 + GPU graphs (half=True)", engine({cl, reduced, graphs})});
   } else {
-    v.push_back({"frozen + fused conv+SiLU", engine(true, false, false, true)});
-    v.push_back({"frozen + channels-last + fused conv+SiLU", engine(true, true, false, true)});
-    v.push_back({"frozen + channels-last + BF16 + fused conv+SiLU (default)",
-                 engine(true, true, true, true)});
+    // The fusion applies with channels-last only (Engine: on NCHW it measured slower).
+    v.push_back({"frozen + channels-last + fused conv+SiLU", engine({cl, fused})});
+    v.push_back(
+        {"frozen + channels-last + fused + prepacked weights", engine({cl, fused, packed})});
+    v.push_back({"frozen + channels-last + BF16 + fused conv+SiLU", engine({cl, reduced, fused})});
+    v.push_back({"frozen + channels-last + BF16 + fused + prepacked weights (default)",
+                 engine({cl, reduced, fused, packed})});
     // Not serialisable, so a runtime would run it at every load; measured to say whether it
     // would be worth that.
     torch::jit::Module m = torch::jit::load(model.string(), torch::kCPU);

@@ -44,6 +44,9 @@ struct EngineOptions {
   // CPU, frozen, channels-last: each convolution and the SiLU after it as one oneDNN op
   // (runtime/src/cpu_conv_fusion.h); false keeps LibTorch's separate ops.
   bool fuse_convolutions = true;
+  // With fuse_convolutions: the fused convolutions' weights reordered once at load into the
+  // blocked layout oneDNN's kernels read, instead of on every call.
+  bool prepack_weights = true;
   // GPU: each input shape's forward pass captured once as a CUDA/HIP graph after
   // kGraphWarmupRuns plain runs, then replayed (runtime/src/gpu_graph.h). A shape whose capture
   // fails runs op by op, with a warning. Off by default until a GPU run has measured it
