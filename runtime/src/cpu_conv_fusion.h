@@ -1,6 +1,10 @@
 // oneDNN's fused convolution for a frozen model on the CPU.
 #pragma once
 
+namespace at {
+class Tensor;
+}  // namespace at
+
 namespace torch::jit {
 struct Module;
 }  // namespace torch::jit
@@ -29,9 +33,11 @@ bool cpu_conv_fusion_available();
 CpuConvFusion fuse_cpu_convolutions(torch::jit::Module& frozen, bool bf16);
 
 // Stores the weight of every fused convolution (fuse_cpu_convolutions' result) in the blocked
-// layout oneDNN's kernel reads, reordered once here instead of on every call. The packed weights
-// are opaque oneDNN tensors: the module then runs but cannot be saved. Returns the convolutions
-// packed; 0 where this LibTorch lacks the reorder op.
-int prepack_cpu_convolution_weights(torch::jit::Module& fused);
+// layout oneDNN's kernel reads for the input size it sees when the model runs on `example` (run
+// once here, under the caller's autocast state), reordered once instead of on every call. Other
+// input sizes run too; where their kernel reads another layout, oneDNN reorders per call as
+// before. The packed weights are opaque oneDNN tensors: the module then runs but cannot be
+// saved. Returns the convolutions packed; 0 where this LibTorch lacks the reorder op.
+int prepack_cpu_convolution_weights(torch::jit::Module& fused, const at::Tensor& example);
 
 }  // namespace yolo

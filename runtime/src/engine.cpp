@@ -65,13 +65,17 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
   }
   // The warm-up runs take the path real frames take (layout, autocast): the profiling executor
   // specialises the graph to what it sees in them.
-  torch::Tensor dummy = torch::zeros(
-      {1, metadata_.channels, input_height(), input_width()},
-      torch::TensorOptions().device(device_).dtype(options_.half ? torch::kHalf : torch::kFloat));
+  const torch::Tensor dummy = example_input();
   for (int i = 0; i < options_.warmup_runs; ++i) forward(dummy);
   spdlog::debug("engine: '{}' on {} ({}x{}, {} classes, {}, {})", model_path, device_.str(),
                 input_height(), input_width(), metadata_.names.size(),
                 metadata_.end2end ? "end-to-end" : "NMS", precision());
+}
+
+torch::Tensor Engine::example_input() const {
+  return torch::zeros(
+      {1, metadata_.channels, input_height(), input_width()},
+      torch::TensorOptions().device(device_).dtype(options_.half ? torch::kHalf : torch::kFloat));
 }
 
 std::string Engine::precision() const {
@@ -120,9 +124,12 @@ void Engine::fuse_convolutions(const std::string& model_path) {
   }
   if (!options_.prepack_weights) return;
   try {
-    // A failure leaves each convolution with its weight packed or plain, both of which run.
+    // Packed for batch 1 at the model's size, the frames' shape; a failure leaves each
+    // convolution with its weight packed or plain, both of which run.
+    AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, bf16_);
+    const torch::Tensor x = example_input().contiguous(c10::MemoryFormat::ChannelsLast);
     spdlog::debug("engine: {} convolution weights prepacked for oneDNN",
-                  prepack_cpu_convolution_weights(module_));
+                  prepack_cpu_convolution_weights(module_, x));
   } catch (const std::exception& e) {
     spdlog::warn(
         "'{}': could not prepack the convolution weights ({}); oneDNN reorders them per "

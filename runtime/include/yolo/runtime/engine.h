@@ -105,6 +105,7 @@ class Engine {
   };
   std::map<std::vector<int64_t>, ShapeGraph> graphs_;
 
+  torch::Tensor example_input() const;                    // zeros, batch 1, the model's input size
   torch::Tensor run_module(const torch::Tensor& x);       // under mutex_
   void fuse_convolutions(const std::string& model_path);  // cpu_conv_fusion.h on module_
 };
