@@ -7,8 +7,10 @@
 #include <torch/csrc/jit/passes/subgraph_rewrite.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "yolo/core/device.h"
@@ -174,6 +176,35 @@ int prepack_cpu_convolution_weights(torch::jit::Module& fused, const at::Tensor&
   }
   torch::jit::EliminateDeadCode(graph);
   return static_cast<int>(convs.size());
+}
+
+bool bf16_without_autocast(const torch::jit::Module& fused) {
+  // The ops autocast casts to BF16 on the CPU that take weights.
+  static const std::unordered_set<std::string> kWeighted = {"aten::_convolution",
+                                                            "aten::conv1d",
+                                                            "aten::conv2d",
+                                                            "aten::conv3d",
+                                                            "aten::conv_transpose1d",
+                                                            "aten::conv_transpose2d",
+                                                            "aten::conv_transpose3d",
+                                                            "aten::linear",
+                                                            "aten::matmul",
+                                                            "aten::mm",
+                                                            "aten::bmm",
+                                                            "aten::addmm",
+                                                            "aten::baddbmm",
+                                                            "aten::addbmm",
+                                                            "aten::prelu"};
+  const auto is_constant_tensor = [](const torch::jit::Value* v) {
+    return v->node()->kind() == torch::jit::prim::Constant &&
+           v->type()->cast<c10::TensorType>() != nullptr;
+  };
+  for (const torch::jit::Node* node : fused.get_method("forward").graph()->nodes()) {
+    if (kWeighted.count(node->kind().toQualString()) &&
+        std::any_of(node->inputs().begin(), node->inputs().end(), is_constant_tensor))
+      return false;
+  }
+  return true;
 }
 
 bool cpu_conv_fusion_available() {

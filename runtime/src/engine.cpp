@@ -38,6 +38,7 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
         "bf16=True is BF16 autocast on the CPU; on {} use half=True (FP16)", device_.str()));
   }
   bf16_ = device_.is_cpu() && options_.bf16.value_or(cpu_features().native_bf16());
+  autocast_ = bf16_;
   if (bf16_ && !cpu_features().native_bf16()) {
     spdlog::warn(
         "bf16=True on a CPU without native BF16 (AVX-512 BF16 or AMX): emulated, usually slower "
@@ -66,10 +67,23 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
   // The warm-up runs take the path real frames take (layout, autocast): the profiling executor
   // specialises the graph to what it sees in them.
   const torch::Tensor dummy = example_input();
-  for (int i = 0; i < options_.warmup_runs; ++i) forward(dummy);
+  for (int i = 0; i < options_.warmup_runs; ++i) warm_up(dummy);
   spdlog::debug("engine: '{}' on {} ({}x{}, {} classes, {}, {})", model_path, device_.str(),
                 input_height(), input_width(), metadata_.names.size(),
                 metadata_.end2end ? "end-to-end" : "NMS", precision());
+}
+
+void Engine::warm_up(const torch::Tensor& x) {
+  try {
+    forward(x);
+  } catch (const std::runtime_error& e) {
+    // bf16_without_autocast() reads the graph; a BF16 activation meeting an FP32 tensor it
+    // could not see shows here, and autocast's casts cover it.
+    if (autocast_ || !bf16_) throw;
+    spdlog::debug("engine: '{}' needs BF16 autocast after all: {}", path_, e.what());
+    autocast_ = true;
+    forward(x);
+  }
 }
 
 torch::Tensor Engine::example_input() const {
@@ -79,7 +93,10 @@ torch::Tensor Engine::example_input() const {
 }
 
 std::string Engine::precision() const {
-  const char* arithmetic = options_.half ? "FP16" : bf16_ ? "BF16 autocast" : "FP32";
+  const char* arithmetic = options_.half ? "FP16"
+                           : autocast_   ? "BF16 autocast"
+                           : bf16_       ? "BF16"
+                                         : "FP32";
   return std::string(arithmetic) + (options_.channels_last ? ", channels-last" : "");
 }
 
@@ -115,6 +132,7 @@ void Engine::fuse_convolutions(const std::string& model_path) {
   try {
     const CpuConvFusion n = fuse_cpu_convolutions(fused, bf16_);
     module_ = fused;
+    autocast_ = bf16_ && (options_.keep_autocast || !bf16_without_autocast(module_));
     spdlog::debug("engine: {} convolutions fused with their SiLU, {} more on oneDNN's op",
                   n.with_silu, n.plain);
   } catch (const std::exception& e) {
@@ -126,7 +144,7 @@ void Engine::fuse_convolutions(const std::string& model_path) {
   try {
     // Packed for batch 1 at the model's size, the frames' shape; a failure leaves each
     // convolution with its weight packed or plain, both of which run.
-    AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, bf16_);
+    AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, autocast_);
     const torch::Tensor x = example_input().contiguous(c10::MemoryFormat::ChannelsLast);
     spdlog::debug("engine: {} convolution weights prepacked for oneDNN",
                   prepack_cpu_convolution_weights(module_, x));
@@ -154,7 +172,7 @@ torch::Tensor Engine::run_module(const torch::Tensor& x) {
     }
   }
   // BF16 autocast for this forward pass on this thread (autocast state is thread-local).
-  AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, bf16_);
+  AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, autocast_);
   return module_.forward({x}).toTensor();
 }
 

@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 #include <thread>
 
+#include "yolo/core/device.h"
 #include "yolo/runtime/engine.h"
 #include "yolo/runtime/image_detect.h"
 
@@ -129,33 +130,41 @@ TEST(Engine, ClearErrors) {
 }
 
 // The layout and precision levers change how the forward pass computes, not what it computes:
-// channels-last gives the FP32 numbers to rounding, BF16 autocast to BF16's precision, and the
-// engine says which arithmetic it runs.
+// channels-last gives the FP32 numbers to rounding, BF16 (under autocast, or in the graph fused
+// for BF16, which needs no autocast) gives them to BF16's precision, and the engine says which
+// arithmetic it runs.
 TEST(Engine, LayoutAndPrecisionLeversKeepTheOutput) {
   Exported e = export_model("yolov8n.yaml", 64, 64);
-  auto engine = [&](bool channels_last, bool bf16) {
+  auto engine = [&](bool channels_last, bool bf16, bool fuse = true) {
     yolo::EngineOptions o;
     o.channels_last = channels_last;
     o.bf16 = bf16;
+    o.fuse_convolutions = fuse;
     return std::make_unique<yolo::Engine>(e.path.string(), o);
   };
-  const auto plain = engine(false, false), cl = engine(true, false), bf16 = engine(true, true);
+  const auto plain = engine(false, false), cl = engine(true, false);
+  const auto autocast = engine(true, true, false), fused = engine(true, true);
   EXPECT_EQ(plain->precision(), "FP32");
   EXPECT_EQ(cl->precision(), "FP32, channels-last");
-  EXPECT_EQ(bf16->precision(), "BF16 autocast, channels-last");
+  EXPECT_EQ(autocast->precision(), "BF16 autocast, channels-last");
+  if (yolo::has_onednn_fused_conv()) {
+    EXPECT_EQ(fused->precision(), "BF16, channels-last");
+  }
   torch::manual_seed(0);
   const torch::Tensor x = torch::rand({2, 3, 64, 64});
   const torch::Tensor ref = plain->forward(x);
-  const torch::Tensor a = cl->forward(x), b = bf16->forward(x);
-  EXPECT_EQ(b.scalar_type(), torch::kFloat) << "postprocessing reads FP32";
-  EXPECT_LT((a - ref).abs().max().item<double>(), 1e-3);
-  // Boxes are pixels of a 64 px input, scores in [0, 1]: BF16's 8-bit mantissa moves them a
-  // little, never wholesale.
-  const double box = (b.slice(1, 0, 4) - ref.slice(1, 0, 4)).abs().max().item<double>();
-  const double score = (b.slice(1, 4) - ref.slice(1, 4)).abs().max().item<double>();
-  EXPECT_LT(box, 1.0);
-  EXPECT_LT(score, 0.05);
-  EXPECT_GT(box + score, 0.0) << "BF16 autocast changed nothing: it did not run";
+  EXPECT_LT((cl->forward(x) - ref).abs().max().item<double>(), 1e-3);
+  for (yolo::Engine* bf16 : {autocast.get(), fused.get()}) {
+    const torch::Tensor b = bf16->forward(x);
+    EXPECT_EQ(b.scalar_type(), torch::kFloat) << "postprocessing reads FP32";
+    // Boxes are pixels of a 64 px input, scores in [0, 1]: BF16's 8-bit mantissa moves them a
+    // little, never wholesale.
+    const double box = (b.slice(1, 0, 4) - ref.slice(1, 0, 4)).abs().max().item<double>();
+    const double score = (b.slice(1, 4) - ref.slice(1, 4)).abs().max().item<double>();
+    EXPECT_LT(box, 1.0) << bf16->precision();
+    EXPECT_LT(score, 0.05) << bf16->precision();
+    EXPECT_GT(box + score, 0.0) << bf16->precision() << " changed nothing: it did not run";
+  }
   yolo::EngineOptions gpu_bf16;
   gpu_bf16.device = "cuda:0";
   gpu_bf16.bf16 = true;

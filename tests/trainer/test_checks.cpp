@@ -28,7 +28,8 @@ TEST(Checks, CpuReport) {
       << r.text;
 }
 
-// What the runtime and training will use: BF16 autocast where the CPU computes BF16 natively.
+// What the runtime and training will use: BF16 where the CPU computes it natively (the runtime's
+// fused graph in BF16, training under autocast).
 TEST(Checks, SaysWhichPrecisionTheRuntimeUses) {
   yolo::BackendInfo b;
   b.torch_version = "2.11.0";
@@ -38,8 +39,8 @@ TEST(Checks, SaysWhichPrecisionTheRuntimeUses) {
   cpu.avx512_bf16 = true;
   const auto r = yolo::format_checks(b, {"MKL", "", false}, 2, "4.6.0", "1.22.0", cpu);
   EXPECT_NE(r.text.find("CPU BF16      AVX-512 BF16"), std::string::npos) << r.text;
-  EXPECT_NE(r.text.find("CPU: BF16 autocast, channels-last, conv+SiLU fused (oneDNN) (bf16=False "
-                        "for FP32); GPU: FP32, channels-last (half=True for FP16)"),
+  EXPECT_NE(r.text.find("CPU: BF16, channels-last, conv+SiLU fused, weights prepacked (oneDNN) "
+                        "(bf16=False for FP32); GPU: FP32, channels-last (half=True for FP16)"),
             std::string::npos)
       << r.text;
   EXPECT_NE(r.text.find("Training      CPU: BF16 autocast, channels-last (amp=False for FP32); "

@@ -9,8 +9,9 @@
 // frozen), frozen (the runtime before these levers: the baseline), + channels-last, + BF16
 // autocast (CPU) or FP16 (GPU, half=True), the two combined; on the CPU, with channels-last,
 // each convolution fused with its SiLU into one oneDNN op (runtime/src/cpu_conv_fusion.h), with
-// and without its weights prepacked, in FP32 and in BF16 (BF16, fused and prepacked is the
-// runtime's default on a CPU with native BF16); on a GPU, each shape's pass captured once as a
+// and without its weights prepacked, in FP32 and in BF16, with and without autocast around the
+// fused graph (BF16 without it, fused and prepacked, is the runtime's default on a CPU with
+// native BF16); on a GPU, each shape's pass captured once as a
 // CUDA/HIP graph and replayed, alone, with channels-last and with
 // channels-last + FP16 (runtime/src/gpu_graph.h; EngineOptions::gpu_graphs), and
 // torch::jit::optimize_for_inference on the frozen module (oneDNN conversion; CPU).
@@ -86,6 +87,7 @@ std::vector<Variant> variants_for(const fs::path& model, const std::string& devi
   };
   const Lever fused = [](yolo::EngineOptions& o) { o.fuse_convolutions = true; };
   const Lever packed = [](yolo::EngineOptions& o) { o.prepack_weights = true; };
+  const Lever autocast = [](yolo::EngineOptions& o) { o.keep_autocast = true; };
   const Lever graphs = [](yolo::EngineOptions& o) { o.gpu_graphs = true; };
   const std::string precision = gpu ? "FP16" : "BF16 autocast";
   std::vector<Variant> v = {
@@ -106,6 +108,8 @@ std::vector<Variant> variants_for(const fs::path& model, const std::string& devi
     v.push_back(
         {"frozen + channels-last + fused + prepacked weights", engine({cl, fused, packed})});
     v.push_back({"frozen + channels-last + BF16 + fused conv+SiLU", engine({cl, reduced, fused})});
+    v.push_back({"frozen + channels-last + BF16 autocast + fused + prepacked weights",
+                 engine({cl, reduced, fused, packed, autocast})});
     v.push_back({"frozen + channels-last + BF16 + fused + prepacked weights (default)",
                  engine({cl, reduced, fused, packed})});
     // Not serialisable, so a runtime would run it at every load; measured to say whether it

@@ -34,10 +34,13 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
   line("BLAS", blas.path.empty() ? blas.name : fmt::format("{} ({})", blas.name, blas.path));
   line("CPU BF16", cpu.describe());
   // What the runtime (val, predict, track, the elements) will run: the Engine's defaults.
-  const std::string fused = backend.onednn_fused_conv ? ", conv+SiLU fused (oneDNN)" : "";
-  std::string inference =
-      cpu.native_bf16() ? "CPU: BF16 autocast, channels-last" + fused + " (bf16=False for FP32)"
-                        : "CPU: FP32, channels-last" + fused + " (no native BF16)";
+  // With the fusion the graph computes BF16 by itself; autocast is for what it cannot fuse.
+  const bool fuse = backend.onednn_fused_conv;
+  const std::string fused = fuse ? ", conv+SiLU fused, weights prepacked (oneDNN)" : "";
+  std::string inference = cpu.native_bf16()
+                              ? std::string(fuse ? "CPU: BF16" : "CPU: BF16 autocast") +
+                                    ", channels-last" + fused + " (bf16=False for FP32)"
+                              : "CPU: FP32, channels-last" + fused + " (no native BF16)";
   if (!backend.gpus.empty()) inference += "; GPU: FP32, channels-last (half=True for FP16)";
   line("Inference", inference);
   // What `train` will run with amp=True (the default): the AMP check can still turn it off.

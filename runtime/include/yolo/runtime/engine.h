@@ -47,6 +47,9 @@ struct EngineOptions {
   // With fuse_convolutions: the fused convolutions' weights reordered once at load into the
   // blocked layout oneDNN's kernels read, instead of on every call.
   bool prepack_weights = true;
+  // BF16 with the fusion: autocast even where the fused graph computes in BF16 by itself, which
+  // only adds casts (measured by tools/bench/bench_inference.cpp).
+  bool keep_autocast = false;
   // GPU: each input shape's forward pass captured once as a CUDA/HIP graph after
   // kGraphWarmupRuns plain runs, then replayed (runtime/src/gpu_graph.h). A shape whose capture
   // fails runs op by op, with a warning. Off by default until a GPU run has measured it
@@ -68,8 +71,9 @@ class Engine {
   int64_t input_width() const { return metadata_.imgsz[1]; }
   bool end2end() const { return metadata_.end2end; }
   const std::string& path() const { return path_; }
-  // The arithmetic the forward pass runs in: "FP32", "BF16 autocast" or "FP16", with
-  // ", channels-last" when that layout is used.
+  // The arithmetic the forward pass runs in: "FP32", "BF16" (every convolution fused in BF16,
+  // the graph computes in BF16 by itself), "BF16 autocast" or "FP16", with ", channels-last"
+  // when that layout is used.
   std::string precision() const;
 
   // Raw model output for (B, channels, H, W) float input in [0, 1] (any device; moved here):
@@ -94,6 +98,9 @@ class Engine {
   EngineOptions options_;
   c10::Device device_;
   bool bf16_ = false;  // resolved from options_.bf16 and the CPU
+  // Whether the forward pass runs under BF16 autocast: with bf16_, unless the fused graph
+  // computes in BF16 by itself (bf16_without_autocast in cpu_conv_fusion.h).
+  bool autocast_ = false;
   ModelMetadata metadata_;
   torch::jit::Module module_;
   mutable std::mutex mutex_;
@@ -105,8 +112,9 @@ class Engine {
   };
   std::map<std::vector<int64_t>, ShapeGraph> graphs_;
 
-  torch::Tensor example_input() const;                    // zeros, batch 1, the model's input size
-  torch::Tensor run_module(const torch::Tensor& x);       // under mutex_
+  torch::Tensor example_input() const;               // zeros, batch 1, the model's input size
+  void warm_up(const torch::Tensor& x);              // forward(x), turning autocast_ on if it must
+  torch::Tensor run_module(const torch::Tensor& x);  // under mutex_
   void fuse_convolutions(const std::string& model_path);  // cpu_conv_fusion.h on module_
 };
 
