@@ -25,7 +25,8 @@ a camera gives them; `tracker=bytetrack.yaml` unless --tracker says otherwise):
 The table gives each one's wall time per image (the whole command: start-up, model load and every
 image, over the image count) and its "Speed:" line per image (preprocess + inference +
 postprocess, what each program reports itself), as medians over the rounds, and the ratios of
-each to Ultralytics' TorchScript run with their range over the rounds.
+each to Ultralytics' TorchScript run with their range over the rounds. A second table gives ours
+against ONNX Runtime the same way (the ratio of each round's two runs).
 """
 import argparse
 import os
@@ -106,6 +107,7 @@ def main():
     mode = "track" if args.track else "predict"
 
     rows = []
+    against_peer = []  # ours / ONNX Runtime, per round
     for yaml in args.models.split(","):
         for imgsz in map(int, args.imgsz.split(",")):
             ts, onnx = export(yaml, imgsz, out / "models")
@@ -125,6 +127,10 @@ def main():
                         w, s = run(cmd, out)
                         walls[name].append(w / n_images * 1000)
                         speeds[name].append(s)
+                ours, peer = "ours (yolo-trainer, TorchScript)", "Ultralytics, ONNX Runtime"
+                against_peer.append((Path(yaml).stem, imgsz, batch,
+                                     [a / b for a, b in zip(walls[ours], walls[peer])],
+                                     [a / b for a, b in zip(speeds[ours], speeds[peer])]))
                 base = "Ultralytics, TorchScript"
                 for name in cmds:
                     ratios = [a / b for a, b in zip(walls[name], walls[base])]
@@ -152,6 +158,12 @@ def main():
     for m, s, b, name, wall, speed, ratio, lo, hi, sratio, slo, shi in rows:
         table.append(f"| {m} | {s} | {b} | {name} | {wall:.1f} | {ratio:.2f}x ({lo:.2f}-{hi:.2f}) | {speed:.1f} "
                      f"| {sratio:.2f}x ({slo:.2f}-{shi:.2f}) |")
+    table += ["", "Ours against ONNX Runtime (median of the per-round ratios, range over the rounds):", "",
+              "| model | imgsz | batch | wall ours / ONNX Runtime | Speed ours / ONNX Runtime |",
+              "|---|---:|---:|---|---|"]
+    for m, s, b, w, sp in against_peer:
+        table.append(f"| {m} | {s} | {b} | {statistics.median(w):.2f}x ({min(w):.2f}-{max(w):.2f}) "
+                     f"| {statistics.median(sp):.2f}x ({min(sp):.2f}-{max(sp):.2f}) |")
     text = "\n".join(table) + "\n"
     print(text)
     (out / f"{mode}.md").write_text(text)
