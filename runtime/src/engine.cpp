@@ -143,8 +143,10 @@ void Engine::fuse_convolutions(const std::string& model_path) {
   if (!options_.prepack_weights) return;
   try {
     // Packed for batch 1 at the model's size, the frames' shape; a failure leaves each
-    // convolution with its weight packed or plain, both of which run.
-    AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, autocast_);
+    // convolution with its weight packed or plain, both of which run. The probe run is under
+    // autocast in BF16 whatever autocast_ says: the sizes do not depend on it, and with it any
+    // graph runs that runs at all.
+    AutocastScope autocast(c10::DeviceType::CPU, at::kBFloat16, bf16_);
     const torch::Tensor x = example_input().contiguous(c10::MemoryFormat::ChannelsLast);
     spdlog::debug("engine: {} convolution weights prepacked for oneDNN",
                   prepack_cpu_convolution_weights(module_, x));

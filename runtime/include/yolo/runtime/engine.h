@@ -4,15 +4,16 @@
 // (anchors are baked into the trace, so the model is never moved after loading), in eval mode,
 // FP16 on GPUs when asked, frozen for inference, and warmed up. Frames go through it in
 // channels-last layout (oneDNN's and cuDNN's fast convolution layout) and, on CPUs that compute
-// BF16 natively (AVX-512 BF16, AMX), under BF16 autocast: convolutions in BF16, the rest of the
-// graph as autocast leaves it (FP32 where precision matters). docs/benchmarks.md has each lever's
-// speed-up and its effect on mAP. On the CPU each convolution and its SiLU run as one oneDNN op;
-// on a GPU, with gpu_graphs, each input shape's pass is captured once as a CUDA/HIP graph and
-// replayed. Input size, class names, stride and the end-to-end flag come from the file's
-// metadata. All methods are thread-safe; forward passes are serialised, which is what one model
-// instance on one device does anyway (the dynamic batcher is the way to share an engine between
-// many callers). LibTorch only: frames reach it through preprocess_frames() (device_preprocess.h)
-// or, from OpenCV images, through detect_images() (image_detect.h, the OpenCV edge).
+// BF16 natively (AVX-512 BF16, AMX), in BF16. On the CPU each convolution and its SiLU run as
+// one oneDNN op with its weights prepacked at load; in BF16 that graph computes in BF16 by
+// itself, and BF16 autocast covers only what it does not fuse. docs/benchmarks.md has each
+// lever's speed-up and its effect on mAP. On a GPU, with gpu_graphs, each input shape's pass is
+// captured once as a CUDA/HIP graph and replayed. Input size, class names, stride and the
+// end-to-end flag come from the file's metadata. All methods are thread-safe; forward passes are
+// serialised, which is what one model instance on one device does anyway (the dynamic batcher is
+// the way to share an engine between many callers). LibTorch only: frames reach it through
+// preprocess_frames() (device_preprocess.h) or, from OpenCV images, through detect_images()
+// (image_detect.h, the OpenCV edge).
 #pragma once
 
 #include <torch/script.h>
