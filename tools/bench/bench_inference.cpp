@@ -11,10 +11,10 @@
 // each convolution fused with its SiLU into one oneDNN op (runtime/src/cpu_conv_fusion.h), with
 // and without its weights prepacked, in FP32 and in BF16, with and without autocast around the
 // fused graph (BF16 without it, fused and prepacked, is the runtime's default on a CPU with
-// native BF16); on a GPU, each shape's pass captured once as a
-// CUDA/HIP graph and replayed, alone, with channels-last and with
-// channels-last + FP16 (runtime/src/gpu_graph.h; EngineOptions::gpu_graphs), and
-// torch::jit::optimize_for_inference on the frozen module (oneDNN conversion; CPU).
+// native BF16); on a GPU, each shape's pass captured once as a CUDA/HIP graph and replayed,
+// alone, with channels-last and with channels-last + FP16 (runtime/src/gpu_graph.h;
+// EngineOptions::gpu_graphs); and torch::jit::optimize_for_inference on the frozen module
+// (oneDNN conversion; CPU).
 // The table gives each variant's median time and its speed-up over the baseline as the median of
 // the per-round ratios with their 10th-90th percentile range: a lever whose range holds 1.0x has
 // no effect that the run can tell from noise. The table is also written to DIR/inference.md.
