@@ -10,7 +10,9 @@
 // best.pt, runs/detect/train/weights/best.pt, yolo11n.torchscript).
 //
 // A command that has not ended after a few seconds is what the page says it is: a run until
-// Ctrl-C (training, a service, a pipeline). If the page's next lines are curl calls to it, they run
+// Ctrl-C (training, a service, a pipeline). The product's commands that end by themselves
+// (`yolo-trainer val`, `predict` on files, `export`, ...) are waited for instead, however long a
+// loaded machine makes them. If the page's next lines are curl calls to it, they run
 // once its /api/v1/health says ready; then, or at once, it gets SIGINT as a reader's Ctrl-C and
 // must end cleanly. Lines that cannot run here are left out by a rule with its reason (a GPU, root,
 // a camera on the reader's network, a dataset that is downloaded elsewhere, a measurement of
@@ -22,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -29,6 +32,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,8 +59,9 @@ const fs::path kBuild = YOLO_BINARY_DIR;
 // How long a command may take before it counts as one that runs until stopped, how long a service
 // may take to say ready before the page's curl calls run anyway, how long a command may take to
 // end after Ctrl-C (a trainer saves its checkpoint first).
+// A command that ends by itself gets finite_wait before it counts as hung.
 struct Timing {
-  std::chrono::milliseconds grace{20s}, ready_wait{120s}, stop_wait{90s};
+  std::chrono::milliseconds grace{20s}, ready_wait{120s}, stop_wait{90s}, finite_wait{900s};
 };
 
 // ---- which lines run ------------------------------------------------------------------------
@@ -186,6 +191,22 @@ bool runs_product_program(const std::string& text) {
     return std::regex_search(word, std::regex(R"((^|/)yolo-(trainer|monitor)$)"));
   }
   return false;
+}
+
+// True for a line of the product's that ends by itself: a yolo-trainer mode other than `train`,
+// except `predict` on a stream (rtsp://, http(s)://, a webcam number). Such a line is waited for:
+// interrupting a slow `val` on a loaded machine would report the test's impatience as its failure.
+bool ends_by_itself(const std::string& text) {
+  const auto commands = docs::shell_commands(text);
+  const auto& words = commands.front();
+  auto it = std::find_if(words.begin(), words.end(),
+                         [](const std::string& w) { return w.find('=') == std::string::npos; });
+  if (it == words.end() || !std::regex_search(*it, std::regex(R"((^|/)yolo-trainer$)")))
+    return false;
+  const auto mode = std::next(it);
+  if (mode == words.end() || *mode == "train") return false;
+  if (*mode != "predict") return true;
+  return !std::regex_search(text, std::regex(R"(\bsource=("?)(rtsp|https?)://|\bsource=\d+\b)"));
 }
 
 // Ends a run as a reader's Ctrl-C does; empty when it ended as it should, soon.
@@ -344,6 +365,16 @@ class PageRun {
         service_result_ = results_.size() - 1;
         return {};
       }
+    } else if (ends_by_itself(line.text)) {
+      if (!p->wait_for(timing_.finite_wait)) {
+        p->interrupt();
+        p->wait_for(timing_.stop_wait);
+        finished_.push_back(std::move(p));
+        return "did not end within " +
+               std::to_string(
+                   std::chrono::duration_cast<std::chrono::seconds>(timing_.finite_wait).count()) +
+               " s";
+      }
     } else if (!p->wait_for(client ? 60s : timing_.grace)) {
       if (client) return "curl did not answer within 60 s";
       // A run until Ctrl-C (training, a service, a pipeline on a long video).
@@ -404,6 +435,18 @@ TEST(DocsRun, SkipRulesLeaveOutOnlyWhatCannotRunHere) {
   EXPECT_EQ(reason("README.md", "curl -s localhost:8080/x", "skip: needs a server"),
             "needs a server");
   EXPECT_NE(reason("docs/benchmarks.md", "yolo-trainer checks", ""), "");
+}
+
+TEST(DocsRun, CommandsThatEndByThemselvesAreWaitedFor) {
+  EXPECT_TRUE(ends_by_itself("yolo-trainer val model=best.pt data=d.yaml"));
+  EXPECT_TRUE(ends_by_itself("build/bin/yolo-trainer export model=best.pt format=torchscript"));
+  EXPECT_TRUE(ends_by_itself("OMP_NUM_THREADS=1 yolo-trainer predict model=m.pt source=images/"));
+  EXPECT_TRUE(ends_by_itself("yolo-trainer checks | head"));
+  EXPECT_FALSE(ends_by_itself("yolo-trainer train data=d.yaml epochs=100"));
+  EXPECT_FALSE(ends_by_itself("yolo-trainer predict model=m.pt source=rtsp://cam/live"));
+  EXPECT_FALSE(ends_by_itself("yolo-trainer predict model=m.pt source=0"));
+  EXPECT_FALSE(ends_by_itself("yolo-monitor --config c.yaml"));
+  EXPECT_FALSE(ends_by_itself("gst-launch-1.0 filesrc location=v.mp4 ! fakesink"));
 }
 
 TEST(DocsRun, ServicesAndClientsAreRecognised) {
