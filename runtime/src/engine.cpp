@@ -87,8 +87,10 @@ void Engine::warm_up(const torch::Tensor& x) {
 }
 
 torch::Tensor Engine::example_input() const {
+  // The batch the model was exported for is the one every call runs at
+  // (forward_in_traced_batches), so warm-up and the prepack probe see that shape.
   return torch::zeros(
-      {1, metadata_.channels, input_height(), input_width()},
+      {std::max<int64_t>(1, metadata_.batch), metadata_.channels, input_height(), input_width()},
       torch::TensorOptions().device(device_).dtype(options_.half ? torch::kHalf : torch::kFloat));
 }
 

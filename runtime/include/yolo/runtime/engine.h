@@ -113,9 +113,9 @@ class Engine {
   };
   std::map<std::vector<int64_t>, ShapeGraph> graphs_;
 
-  torch::Tensor example_input() const;               // zeros, batch 1, the model's input size
-  void warm_up(const torch::Tensor& x);              // forward(x), turning autocast_ on if it must
-  torch::Tensor run_module(const torch::Tensor& x);  // under mutex_
+  torch::Tensor example_input() const;   // zeros at the model's exported batch and input size
+  void warm_up(const torch::Tensor& x);  // forward(x), turning autocast_ on if it must
+  torch::Tensor run_module(const torch::Tensor& x);       // under mutex_
   void fuse_convolutions(const std::string& model_path);  // cpu_conv_fusion.h on module_
 };
 
