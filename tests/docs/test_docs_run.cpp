@@ -181,32 +181,34 @@ std::string describe_status(int status) {
   return "ended oddly";
 }
 
+// The first command of a line from its program on: NAME=value words before it dropped.
+std::vector<std::string> program_words(const std::string& text) {
+  const auto words = docs::shell_commands(text).front();
+  const auto program = std::find_if(words.begin(), words.end(), [](const std::string& w) {
+    return w.find('=') == std::string::npos;
+  });
+  return {program, words.end()};
+}
+
 // True for lines that run one of the product's programs, which must end a run stopped by Ctrl-C
 // with exit code 0 (docs/cli.md: training saves last.pt first); other programs may also report
 // the interrupt (130) or die of it.
 bool runs_product_program(const std::string& text) {
-  const auto commands = docs::shell_commands(text);
-  for (const std::string& word : commands.front()) {
-    if (word.find('=') != std::string::npos) continue;  // NAME=value before the program
-    return std::regex_search(word, std::regex(R"((^|/)yolo-(trainer|monitor)$)"));
-  }
-  return false;
+  const auto words = program_words(text);
+  return !words.empty() &&
+         std::regex_search(words[0], std::regex(R"((^|/)yolo-(trainer|monitor)$)"));
 }
 
 // True for a line of the product's that ends by itself: a yolo-trainer mode other than `train`,
 // except `predict` on a stream (rtsp://, http(s)://, a webcam number). Such a line is waited for:
 // interrupting a slow `val` on a loaded machine would report the test's impatience as its failure.
 bool ends_by_itself(const std::string& text) {
-  const auto commands = docs::shell_commands(text);
-  const auto& words = commands.front();
-  auto it = std::find_if(words.begin(), words.end(),
-                         [](const std::string& w) { return w.find('=') == std::string::npos; });
-  if (it == words.end() || !std::regex_search(*it, std::regex(R"((^|/)yolo-trainer$)")))
+  const auto words = program_words(text);
+  if (words.size() < 2 || !std::regex_search(words[0], std::regex(R"((^|/)yolo-trainer$)")) ||
+      words[1] == "train")
     return false;
-  const auto mode = std::next(it);
-  if (mode == words.end() || *mode == "train") return false;
-  if (*mode != "predict") return true;
-  return !std::regex_search(text, std::regex(R"(\bsource=("?)(rtsp|https?)://|\bsource=\d+\b)"));
+  return words[1] != "predict" ||
+         !std::regex_search(text, std::regex(R"(\bsource=("?)(rtsp|https?)://|\bsource=\d+\b)"));
 }
 
 // Ends a run as a reader's Ctrl-C does; empty when it ended as it should, soon.
