@@ -1,5 +1,10 @@
 #include "yolo/core/cpu_features.h"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -35,17 +40,69 @@ CpuFeatures detect() {
   return f;
 }
 
+// What a oneDNN ISA cap leaves: BF16 dot products from AVX512_CORE_BF16 up, AMX from the AMX
+// levels up (oneDNN's cpu_isa_t order; ALL and DEFAULT cap nothing).
+struct IsaLevel {
+  std::string_view name;
+  bool avx512_bf16, amx;
+};
+constexpr std::array<IsaLevel, 16> kIsaLevels{{
+    {"SSE41", false, false},
+    {"AVX", false, false},
+    {"AVX2", false, false},
+    {"AVX2_VNNI", false, false},
+    {"AVX2_VNNI_2", false, false},
+    {"AVX512_CORE", false, false},
+    {"AVX512_CORE_VNNI", false, false},
+    {"AVX512_CORE_BF16", true, false},
+    {"AVX512_CORE_FP16", true, false},
+    {"AVX10_1_512", true, false},
+    {"AVX512_CORE_AMX", true, true},
+    {"AVX10_1_512_AMX", true, true},
+    {"AVX512_CORE_AMX_FP16", true, true},
+    {"AVX10_1_512_AMX_FP16", true, true},
+    {"ALL", true, true},
+    {"DEFAULT", true, true},
+}};
+
 }  // namespace
+
+CpuFeatures apply_onednn_isa_cap(CpuFeatures hardware, std::string_view variable,
+                                 std::string_view value) {
+  std::string upper(value);
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  const auto level = std::find_if(kIsaLevels.begin(), kIsaLevels.end(),
+                                  [&](const IsaLevel& l) { return l.name == upper; });
+  if (level == kIsaLevels.end()) return hardware;
+  const bool had = hardware.native_bf16();
+  hardware.avx512_bf16 = hardware.avx512_bf16 && level->avx512_bf16;
+  hardware.amx_bf16 = hardware.amx_bf16 && level->amx;
+  if (had && !hardware.native_bf16()) {
+    hardware.isa_cap = std::string(variable) + "=" + std::string(value);
+  }
+  return hardware;
+}
 
 std::string CpuFeatures::describe() const {
   std::string out;
   if (avx512_bf16) out += "AVX-512 BF16";
   if (amx_bf16) out += std::string(out.empty() ? "" : ", ") + "AMX-BF16";
-  return out.empty() ? "none" : out;
+  if (out.empty()) out = "none";
+  if (!isa_cap.empty()) out += " (capped by " + isa_cap + ")";
+  return out;
 }
 
 const CpuFeatures& cpu_features() {
-  static const CpuFeatures features = detect();
+  static const CpuFeatures features = [] {
+    // oneDNN reads the newer name first, as here.
+    for (const char* variable : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"}) {
+      if (const char* value = std::getenv(variable); value && *value) {
+        return apply_onednn_isa_cap(detect(), variable, value);
+      }
+    }
+    return detect();
+  }();
   return features;
 }
 

@@ -8,3 +8,5 @@ yolo_add_test(NAME test_progress_bar LABEL unit SOURCES ${_dir}/test_progress_ba
   LIBS yolo_core)
 yolo_add_test(NAME test_serial_torch_ops LABEL unit SOURCES ${_dir}/test_serial_torch_ops.cpp
   LIBS yolo_core)
+yolo_add_test(NAME test_cpu_features LABEL unit SOURCES ${_dir}/test_cpu_features.cpp
+  LIBS yolo_core_base NO_TORCH)

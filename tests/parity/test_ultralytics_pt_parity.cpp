@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "../pipelines/trained_shapes_model.h"
+#include "as_ultralytics.h"
 #include "oracle.h"
 #include "run_command.h"
 #include "test_files.h"
@@ -174,8 +175,8 @@ int compare_predictions(const fs::path& pt, const fs::path& images, int imgsz,
   if (!theirs.is_object()) return 0;
   // FP32 as Ultralytics runs on a CPU (bf16 accuracy is tested on its own).
   trainer("predict model=" + pt.string() + " source=" + images.string() + " conf=" + conf +
-          " imgsz=" + std::to_string(imgsz) +
-          " bf16=False save=False save_txt=True save_conf=True project=" +
+          " imgsz=" + std::to_string(imgsz) + yolo::testing::kAsUltralyticsInference +
+          " save=False save_txt=True save_conf=True project=" +
           out.parent_path().string() + " name=" + out.filename().string() + " exist_ok=True");
   int compared = 0;
   for (const auto& [stem, rows] : theirs["images"].items()) {
@@ -216,7 +217,8 @@ TEST_P(UltralyticsPtParity, ValEqualsUltralyticsValOfTheSameFile) {
   ASSERT_TRUE(fs::exists(r.best));
   const auto [map50, map] =
       val_maps(trainer("val model=" + r.best.string() + " data=" + data().string() +
-                       " bf16=False batch=8 plots=False project=" + (dir() / "val").string()));
+                       " batch=8 plots=False project=" + (dir() / "val").string() +
+                       yolo::testing::kAsUltralyticsInference));
   const nlohmann::json theirs =
       yolo::parity::oracle_json("ultralytics_val.py '" + r.best.string() + "' '" + data().string() +
                                     "' " + std::to_string(kImgsz),
@@ -271,7 +273,8 @@ TEST(UltralyticsPtParityTrained, ValAndPredictionsOfAWorkingDetector) {
 
   const auto [map50, map] =
       val_maps(trainer("val model=" + pt.string() + " data=" + yaml.string() +
-                       " bf16=False batch=8 plots=False project=" + (tmp.path / "val").string()));
+                       " batch=8 plots=False project=" + (tmp.path / "val").string() +
+                       yolo::testing::kAsUltralyticsInference));
   const nlohmann::json theirs =
       yolo::parity::oracle_json("ultralytics_val.py '" + pt.string() + "' '" + yaml.string() +
                                     "' " + std::to_string(yolo::testing::kShapesImgsz),
@@ -320,7 +323,8 @@ TEST(UltralyticsPtParityTrained, FineTuningFromItMatchesUltralyticsAndBeatsScrat
     const std::string out = trainer(
         "train model=" + model + " data=" + data.string() +
         " epochs=10 imgsz=128 batch=16 plots=False exist_ok=True seed=" + std::to_string(seed) +
-        " project=" + (tmp.path / "runs").string() + " name=" + name);
+        " project=" + (tmp.path / "runs").string() + " name=" + name +
+        yolo::testing::kAsUltralyticsTraining);
     std::smatch m;
     return std::regex_search(out, m, finished) ? std::stod(m[2]) : -1.0;
   };

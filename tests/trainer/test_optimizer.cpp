@@ -327,13 +327,21 @@ TEST(AmpCheck, DeviceRules) {
     return torch::zeros({3, 6});
   };
   auto target = [](std::string type, std::string gpu, std::string bf16) {
-    return yolo::AmpTarget{std::move(type), std::move(gpu), std::move(bf16)};
+    return yolo::AmpTarget{std::move(type), std::move(gpu), std::move(bf16), {}};
   };
   // A CPU without native BF16 stays in FP32 and says why, without running the model.
   auto cpu = yolo::check_amp(target("cpu", "", ""), detect);
   EXPECT_FALSE(cpu.enabled);
   EXPECT_NE(cpu.reason.find("no native BF16"), std::string::npos) << cpu.reason;
   EXPECT_NE(cpu.reason.find("FP32"), std::string::npos) << cpu.reason;
+  EXPECT_EQ(calls, 0);
+  // One whose BF16 oneDNN's cap rules out says that too.
+  yolo::AmpTarget capped = target("cpu", "", "");
+  capped.cpu_isa_cap = "ONEDNN_MAX_CPU_ISA=AVX512_CORE";
+  const auto capped_cpu = yolo::check_amp(capped, detect);
+  EXPECT_FALSE(capped_cpu.enabled);
+  EXPECT_NE(capped_cpu.reason.find("ONEDNN_MAX_CPU_ISA=AVX512_CORE"), std::string::npos)
+      << capped_cpu.reason;
   EXPECT_EQ(calls, 0);
   // One with it compares BF16 with FP32 and trains in BF16.
   auto bf16 = yolo::check_amp(target("cpu", "", "AVX-512 BF16"), detect);

@@ -55,9 +55,13 @@ AmpDecision check_amp(const AmpTarget& target,
                       const std::function<torch::Tensor(bool autocast)>& detect) {
   if (target.device_type == "cpu") {
     if (target.cpu_bf16.empty())
-      return {false,
-              "AMP is off: this CPU has no native BF16 (AVX-512 BF16 or AMX), where BF16 autocast "
-              "is emulated and slower than FP32; training runs in FP32"};
+      return {
+          false,
+          "AMP is off: this CPU has no native BF16 (AVX-512 BF16 or AMX" +
+              (target.cpu_isa_cap.empty() ? std::string()
+                                          : ", or oneDNN may not use it: " + target.cpu_isa_cap) +
+              "), where BF16 autocast is emulated and slower than FP32; training runs in "
+              "FP32"};
     AmpDecision d = compare(detect, 0.01);
     d.dtype = c10::ScalarType::BFloat16;
     if (d.enabled)

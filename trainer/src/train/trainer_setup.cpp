@@ -329,6 +329,7 @@ void Trainer::setup_amp() {
     target.device_type = s.device.is_cuda() ? "cuda" : s.device.str();
     target.gpu_name = gpu_name;
     if (cpu_features().native_bf16()) target.cpu_bf16 = cpu_features().describe();
+    target.cpu_isa_cap = cpu_features().isa_cap;
     const c10::ScalarType dtype = amp_dtype(target.device_type);
     const AmpDecision d = check_amp(target, [&](bool autocast) {
       return amp_probe_detections(*s.model, probe, s.opt.imgsz, s.device, dtype, autocast);

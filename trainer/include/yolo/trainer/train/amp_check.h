@@ -25,6 +25,7 @@ struct AmpTarget {
   std::string device_type;  // "cuda" (ROCm's HIP devices too), "cpu", ...
   std::string gpu_name;     // GPUs: the name, for the list of GPUs known to fail in FP16
   std::string cpu_bf16;     // CPUs: the native BF16 units ("AVX-512 BF16"); empty when none
+  std::string cpu_isa_cap;  // CPUs: oneDNN's cap that rules BF16 out ("ONEDNN_MAX_CPU_ISA=AVX2")
 };
 
 // Autocast's type on a device type: FP16 on GPUs, BF16 on CPUs.
