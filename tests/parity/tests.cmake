@@ -25,3 +25,5 @@ yolo_add_test(NAME test_ultralytics_pt_parity LABEL parity
 target_compile_definitions(test_ultralytics_pt_parity PRIVATE
   YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_ultralytics_pt_parity yolo-trainer)
+yolo_add_test(NAME test_metrics_parity LABEL parity SOURCES ${_dir}/test_metrics_parity.cpp
+  LIBS yolo_trainer TIMEOUT 600)

@@ -1,11 +1,15 @@
 // Validation metrics against values worked out by hand from Ultralytics' definitions
-// (utils/metrics.py, engine/validator.py), and the metric plots as files.
+// (utils/metrics.py, engine/validator.py of 8.4.190), and the metric plots as files. The same
+// functions are held to Ultralytics' own on thousands of random cases in
+// tests/parity/test_metrics_parity.cpp.
 //
 // A number that surprises at first: a class detected perfectly has AP 0.995, not 1. compute_ap
-// appends the sentinel (recall 1, precision 0) after the last real point, which is also at recall
+// appends the sentinels (r_last, 0) and (1, 0) after the last real point, which is also at recall
 // 1, and np.interp takes the last of equal x values, so the 101-point curve is 1 up to recall 0.99
 // and 0 at recall 1.00: 0.99 * 1 + 0.01 * (1 + 0) / 2 = 0.995. That is why Ultralytics never
-// reports an mAP50 above 0.995.
+// reports an mAP50 above 0.995. The same sentinel makes a class whose recall stops at r score
+// about r: precision drops to 0 right after the last recall reached (recall 1/2 at precision 1
+// scores 0.495).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -113,12 +117,13 @@ TEST(Metrics, MatchOnePredictionTwoLabels) {
   EXPECT_EQ(stats.tp()[0], all(true));
   const m::ApPerClass ap =
       m::ap_per_class(stats.tp(), stats.conf(), stats.pred_classes(), stats.target_classes());
-  EXPECT_NEAR(ap.ap[0][0], 0.75, kTol);  // recall 1/2 at precision 1, see MissedObject
+  EXPECT_NEAR(ap.ap[0][0], 0.495, kTol);  // recall 1/2 at precision 1, see MissedObject
 }
 
-// NumPy's order, reproduced: after "first per prediction" the pairs are ordered by prediction
-// index, so a label keeps its lowest-index candidate, even with a lower IoU.
-TEST(Metrics, MatchKeepsNumpyOrderNotBestIou) {
+// Greedy in confidence order (the order given): the first prediction takes the label at every
+// threshold its IoU reaches, even where a later one overlaps better; the later one gets the label
+// only at the thresholds the first fell short of.
+TEST(Metrics, MatchIsGreedyInConfidenceOrder) {
   const auto rows = m::match_predictions({0, 0}, {0}, iou(1, 2, {0.6f, 0.9f}));
   // Thresholds 0.5, 0.55, 0.6: both qualify and prediction 0 (IoU 0.6) takes the label.
   // 0.6f >= 0.6f holds at the third threshold.
@@ -132,8 +137,7 @@ TEST(Metrics, MatchKeepsNumpyOrderNotBestIou) {
     EXPECT_TRUE(rows[1][t]) << t;
   }
   EXPECT_FALSE(rows[1][9]);
-  // Two labels, one prediction: the prediction goes to the higher IoU (sorted before the
-  // per-prediction step).
+  // Two labels, one prediction: the prediction takes the label it overlaps best.
   const auto two = m::match_predictions({0}, {0, 0}, iou(2, 1, {0.6f, 0.9f}));
   EXPECT_EQ(count_true(two[0]), 9u);
 }
@@ -149,13 +153,14 @@ TEST(Metrics, ComputeApKnownCurves) {
   // 0.5 + 0.49 * (1 + 0.51) / 2 + 0.01 * 0.51 / 2 = 0.5 + 0.36995 + 0.00255 = 0.8725.
   m::ApCurve c = m::compute_ap({0.5, 1.0}, {1.0, 0.5});
   EXPECT_NEAR(c.ap, 0.8725, kTol);
-  EXPECT_EQ(c.mrec, (std::vector<double>{0, 0.5, 1, 1}));
-  EXPECT_EQ(c.mpre, (std::vector<double>{1, 1, 0.5, 0}));
+  EXPECT_EQ(c.mrec, (std::vector<double>{0, 0.5, 1, 1, 1}));
+  EXPECT_EQ(c.mpre, (std::vector<double>{1, 1, 0.5, 0, 0}));
   // The envelope lifts a dip: precision 0.5, 1, 0.6 -> 1, 1, 0.6 (running max from the right).
   c = m::compute_ap({0.25, 0.5, 0.75}, {0.5, 1.0, 0.6});
-  EXPECT_EQ(c.mpre, (std::vector<double>{1, 1, 1, 0.6, 0}));
-  // 1 on [0, 0.5]; 1 -> 0.6 on [0.5, 0.75] (area 0.2); 0.6 -> 0 on [0.75, 1] (area 0.075).
-  EXPECT_NEAR(c.ap, 0.5 + 0.2 + 0.075, kTol);
+  EXPECT_EQ(c.mpre, (std::vector<double>{1, 1, 1, 0.6, 0, 0}));
+  // 1 on [0, 0.5]; 1 -> 0.6 on [0.5, 0.75] (area 0.2); 0 from recall 0.75 on, where np.interp
+  // takes the sentinel's 0, so the trapezoid from 0.74 to 0.75 loses half its 0.006.
+  EXPECT_NEAR(c.ap, 0.5 + 0.2 - 0.003, kTol);
   // Perfect: 0.995.
   EXPECT_NEAR(m::compute_ap({1.0}, {1.0}).ap, kPerfectAp, kTol);
 }
@@ -218,14 +223,14 @@ TEST(Metrics, FalsePositiveRankedFirst) {
   EXPECT_NEAR(m::compute_detection_metrics(swapped).map50, kPerfectAp, kTol);
 }
 
-// Half the objects missed: recall 1/2 at precision 1. The curve is 1 up to recall 0.5, then the
-// straight line to the sentinel (1, 0): 0.5 + 0.5 * 1 / 2 = 0.75.
+// Half the objects missed: recall 1/2 at precision 1. The curve is 1 up to recall 0.49 and 0 from
+// 0.5 (the sentinel (0.5, 0)): 0.49 + 0.01 * 1 / 2 = 0.495.
 TEST(Metrics, MissedObject) {
   m::DetectionStats stats(1);
   stats.add_image({pred(0, 0.9f, 0, 0, 10, 10)},
                   {label(0, 0, 0, 10, 10), label(0, 30, 30, 40, 40)});
   const m::DetectionMetrics r = m::compute_detection_metrics(stats);
-  EXPECT_NEAR(r.map50, 0.75, kTol);
+  EXPECT_NEAR(r.map50, 0.495, kTol);
   EXPECT_DOUBLE_EQ(r.mr, 0.5);
   EXPECT_DOUBLE_EQ(r.mp, 1.0);
 }
@@ -254,12 +259,12 @@ TEST(Metrics, MeanOverClassesWithLabels) {
   m::DetectionMetrics r = m::compute_detection_metrics(stats);
   EXPECT_EQ(r.per_class.classes, (std::vector<int>{0, 1}));
   EXPECT_NEAR(r.per_class.ap[0][0], kPerfectAp, kTol);
-  EXPECT_NEAR(r.per_class.ap[1][0], 0.75, kTol);
-  EXPECT_NEAR(r.map50, (kPerfectAp + 0.75) / 2, kTol);
+  EXPECT_NEAR(r.per_class.ap[1][0], 0.495, kTol);
+  EXPECT_NEAR(r.map50, (kPerfectAp + 0.495) / 2, kTol);
   // maps: per class id, the overall mAP50-95 where a class has no labels.
   const std::vector<double> maps = r.maps(4);
   EXPECT_NEAR(maps[0], kPerfectAp, kTol);
-  EXPECT_NEAR(maps[1], 0.75, kTol);
+  EXPECT_NEAR(maps[1], 0.495, kTol);
   EXPECT_NEAR(maps[2], r.map50_95, kTol);
   EXPECT_NEAR(maps[3], r.map50_95, kTol);
 
@@ -267,7 +272,7 @@ TEST(Metrics, MeanOverClassesWithLabels) {
   r = m::compute_detection_metrics(stats);
   EXPECT_EQ(r.per_class.classes, (std::vector<int>{0, 1, 3}));
   EXPECT_NEAR(r.per_class.ap[2][0], 0.0, kTol);
-  EXPECT_NEAR(r.map50, (kPerfectAp + 0.75 + 0.0) / 3, kTol);
+  EXPECT_NEAR(r.map50, (kPerfectAp + 0.495 + 0.0) / 3, kTol);
   EXPECT_EQ(r.per_class.p_curve[2], std::vector<double>(m::kCurvePoints, 0.0));
 }
 
@@ -367,30 +372,30 @@ TEST(Metrics, ConfusionMatrixDedupeAndIou) {
   EXPECT_THROW(low.process_batch({pred(3, 0.9f, 0, 0, 1, 1)}, {}), std::invalid_argument);
 }
 
-// conf 0.001 (validation's default) or none -> 0.25; anything else is kept.
+// 0.25 unless given; validation gives its own conf (0.001 by default), kept as it is (8.4.190).
 TEST(Metrics, ConfusionMatrixConfRule) {
   EXPECT_EQ(m::ConfusionMatrix(3).conf_threshold(), 0.25);
-  EXPECT_EQ(m::ConfusionMatrix(3, 0.001).conf_threshold(), 0.25);
+  EXPECT_EQ(m::ConfusionMatrix(3, 0.001).conf_threshold(), 0.001);
   EXPECT_EQ(m::ConfusionMatrix(3, 0.4).conf_threshold(), 0.4);
   EXPECT_EQ(m::ConfusionMatrix(3).iou_threshold(), 0.45);
   EXPECT_THROW(m::ConfusionMatrix(0), std::invalid_argument);
 }
 
 // The printed table, character for character as Python's "%22s%11i%11i%11.3g..." prints it.
-// cat: found (0.995); dog: one of three found (recall 1/3: AP 1/3 + (2/3) / 2 less 1.7e-5 of
-// trapezoid error at the kink = 0.66665).
+// cat: found (0.995); dog: one of three found (recall 1/3 at precision 1: 1 up to recall 0.33,
+// 0 from 0.34: 0.33 + 0.01 / 2 = 0.335).
 TEST(Metrics, ResultsTable) {
   m::DetectionStats stats(2);
   stats.add_image({pred(0, 0.9f, 0, 0, 10, 10)}, {label(0, 0, 0, 10, 10)});
   stats.add_image({pred(1, 0.8f, 0, 0, 10, 10)},
                   {label(1, 0, 0, 10, 10), label(1, 20, 20, 30, 30), label(1, 40, 40, 50, 50)});
   const m::DetectionMetrics r = m::compute_detection_metrics(stats);
-  EXPECT_NEAR(r.per_class.ap[1][0], 0.66665, 1e-9);
+  EXPECT_NEAR(r.per_class.ap[1][0], 0.335, 1e-9);
   const std::string expected =
       "                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95):\n"
-      "                   all          2          4          1      0.667      0.831      0.831\n"
+      "                   all          2          4          1      0.667      0.665      0.665\n"
       "                   cat          1          1          1          1      0.995      0.995\n"
-      "                   dog          1          3          1      0.333      0.667      0.667\n";
+      "                   dog          1          3          1      0.333      0.335      0.335\n";
   EXPECT_EQ(m::format_metrics_table(r, {{0, "cat"}, {1, "dog"}}), expected);
   // One class, or per_class off: only the "all" row.
   const std::string header_and_all =

@@ -31,14 +31,17 @@ ApCurve compute_ap(const std::vector<double>& recall, const std::vector<double>&
     throw std::invalid_argument("compute_ap: recall and precision differ in length");
   }
   ApCurve out;
-  // Sentinels: the curve starts at (recall 0, precision 1) and ends at (recall 1, precision 0).
-  out.mrec.reserve(recall.size() + 2);
+  // Sentinels: the curve starts at (recall 0, precision 1), drops to precision 0 at the last
+  // recall reached and runs on at 0 to recall 1.
+  out.mrec.reserve(recall.size() + 3);
   out.mrec.push_back(0.0);
   out.mrec.insert(out.mrec.end(), recall.begin(), recall.end());
+  out.mrec.push_back(recall.empty() ? 1.0 : recall.back());
   out.mrec.push_back(1.0);
-  out.mpre.reserve(precision.size() + 2);
+  out.mpre.reserve(precision.size() + 3);
   out.mpre.push_back(1.0);
   out.mpre.insert(out.mpre.end(), precision.begin(), precision.end());
+  out.mpre.push_back(0.0);
   out.mpre.push_back(0.0);
   // np.flip(np.maximum.accumulate(np.flip(mpre))): the envelope, non-increasing in recall.
   for (std::size_t i = out.mpre.size() - 1; i-- > 0;) {

@@ -1,5 +1,7 @@
-// utils/metrics.py: ConfusionMatrix for the detect task (process_batch, tp_fp, and the column
-// normalisation of plot()).
+// utils/metrics.py (8.4.190): ConfusionMatrix for the detect task (process_batch, tp_fp, and the
+// column normalisation of plot()).
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -7,37 +9,8 @@
 #include "yolo/trainer/metrics/metrics.h"
 
 namespace yolo::metrics {
-namespace {
-
-// A (label, detection) pair with IoU above the threshold: a row of `matches`.
-struct Match {
-  int label;
-  int detection;
-  float iou;
-};
-
-// matches[matches[:, 2].argsort()[::-1]] then matches[np.unique(matches[:, key],
-// return_index=True)[1]]: the highest-IoU pair per key, ordered by key.
-std::vector<Match> best_per_key(const std::vector<Match>& matches, int Match::*key) {
-  std::vector<float> ious;
-  for (const Match& m : matches) ious.push_back(m.iou);
-  std::vector<Match> sorted;
-  std::vector<int> keys;
-  for (std::size_t i : numpy::argsort_descending(ious)) {
-    sorted.push_back(matches[i]);
-    keys.push_back(matches[i].*key);
-  }
-  std::vector<Match> out;
-  for (std::size_t i : numpy::unique_first_indices(keys)) out.push_back(sorted[i]);
-  return out;
-}
-
-}  // namespace
-
-ConfusionMatrix::ConfusionMatrix(int num_classes, std::optional<double> conf, double iou_threshold)
-    : nc_(num_classes),
-      conf_(!conf || *conf == kValConf ? kConfusionConf : *conf),
-      iou_(iou_threshold) {
+ConfusionMatrix::ConfusionMatrix(int num_classes, double conf, double iou_threshold)
+    : nc_(num_classes), conf_(conf), iou_(iou_threshold) {
   if (num_classes < 1) {
     throw std::invalid_argument("ConfusionMatrix: needs at least one class, got " +
                                 std::to_string(num_classes));
@@ -73,38 +46,38 @@ void ConfusionMatrix::process_batch(const std::vector<Prediction>& detections,
     return;
   }
 
-  // torch.where(iou > iou_thres): row-major (label, detection) pairs.
-  const IouMatrix iou = iou_matrix(labels, kept);
-  std::vector<Match> matches;
-  for (int l = 0; l < iou.labels; ++l) {
-    for (int d = 0; d < iou.predictions; ++d) {
-      if (iou.at(l, d) > iou_threshold) matches.push_back({l, d, iou.at(l, d)});
-    }
-  }
-  if (matches.size() > 1) {
-    matches = best_per_key(matches, &Match::detection);  // one label per detection
-    matches = best_per_key(matches, &Match::label);      // one detection per label
-  }
-
-  for (int l = 0; l < iou.labels; ++l) {
-    int count = 0, detection = -1;
-    for (const Match& m : matches) {
-      if (m.label == l) {
-        ++count;
-        detection = m.detection;
-      }
-    }
-    // Matched once: correct when the classes agree, else both an FP and an FN in one cell.
-    if (count == 1) {
-      add(kept[detection].cls, labels[l].cls);
-    } else {
-      add(nc_, labels[l].cls);  // background FN
-    }
-  }
+  // Greedy and one-to-one (8.4.190): the detections with some IoU above the threshold, by
+  // descending confidence (a stable sort: ties keep their order), each claim their best label
+  // still unclaimed (np.argmax: the first of equal IoUs); a claimed label's row is zeroed.
+  IouMatrix iou = iou_matrix(labels, kept);
+  std::vector<std::size_t> candidates;
   for (int d = 0; d < iou.predictions; ++d) {
-    bool matched = false;
-    for (const Match& m : matches) matched = matched || m.detection == d;
-    if (!matched) add(kept[d].cls, nc_);  // background FP
+    bool above = false;
+    for (int l = 0; l < iou.labels; ++l) above = above || iou.at(l, d) > iou_threshold;
+    if (above) candidates.push_back(static_cast<std::size_t>(d));
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](std::size_t a, std::size_t b) { return -kept[a].conf < -kept[b].conf; });
+  std::vector<int> label_match(labels.size(), -1);  // gt_match: the detection per label
+  std::vector<bool> detection_matched(kept.size(), false);
+  for (std::size_t d : candidates) {
+    int best = 0;  // np.argmax: the first maximum, a NaN counting as the maximum
+    for (int l = 1; l < iou.labels && !std::isnan(iou.at(best, static_cast<int>(d))); ++l) {
+      const float v = iou.at(l, static_cast<int>(d));
+      if (std::isnan(v) || v > iou.at(best, static_cast<int>(d))) best = l;
+    }
+    if (!(iou.at(best, static_cast<int>(d)) > iou_threshold)) continue;
+    label_match[best] = static_cast<int>(d);
+    detection_matched[d] = true;
+    std::fill_n(iou.values.begin() + static_cast<std::ptrdiff_t>(best) * iou.predictions,
+                iou.predictions, 0.0f);
+  }
+  for (std::size_t l = 0; l < labels.size(); ++l) {
+    // Matched: correct when the classes agree, else both an FP and an FN in one cell.
+    add(label_match[l] >= 0 ? kept[label_match[l]].cls : nc_, labels[l].cls);
+  }
+  for (std::size_t d = 0; d < kept.size(); ++d) {
+    if (!detection_matched[d]) add(kept[d].cls, nc_);  // background FP
   }
 }
 

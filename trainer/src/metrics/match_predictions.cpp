@@ -1,12 +1,21 @@
-// engine/validator.py: BaseValidator.match_predictions, the greedy (non-scipy) path, with NumPy's
-// ordering reproduced step by step.
+// engine/validator.py (8.4.190): BaseValidator.match_predictions, the greedy (non-scipy) path,
+// with NumPy's comparisons and argmax reproduced step by step.
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "numpy_compat.h"
 #include "yolo/trainer/metrics/metrics.h"
 
 namespace yolo::metrics {
+namespace {
+
+// iou * correct_class in float32: the IoU where the classes agree, else 0 (NaN stays NaN, as
+// NaN * 0 does).
+float class_masked(float iou, bool same_class) {
+  return same_class || std::isnan(iou) ? iou : 0.0f;
+}
+
+}  // namespace
 
 std::vector<TpRow> match_predictions(const std::vector<int>& pred_classes,
                                      const std::vector<int>& true_classes, const IouMatrix& iou) {
@@ -20,41 +29,35 @@ std::vector<TpRow> match_predictions(const std::vector<int>& pred_classes,
                                 std::to_string(n_preds) + " predictions");
   }
   std::vector<TpRow> correct(pred_classes.size(), TpRow{});
+  if (n_labels == 0) return correct;
   const auto thresholds = iou_thresholds();
-  for (int t = 0; t < kIouThresholdCount; ++t) {
-    // np.nonzero(iou * correct_class >= threshold): row-major (label, prediction) pairs. Zeroed
-    // wrong-class IoUs can never pass, as every threshold is above 0.
-    std::vector<int> label_index, pred_index;
-    std::vector<float> pair_iou;
+  std::vector<TpRow> claimed(static_cast<std::size_t>(n_labels), TpRow{});  // matched[label][t]
+  std::vector<float> column(static_cast<std::size_t>(n_labels));
+  for (int p = 0; p < n_preds; ++p) {
+    // np.flatnonzero((iou >= thresholds.min()).any(0)): predictions, in the given (confidence)
+    // order, with some same-class label at IoU >= the lowest threshold.
+    bool candidate = false;
     for (int l = 0; l < n_labels; ++l) {
-      for (int p = 0; p < n_preds; ++p) {
-        const float v = true_classes[l] == pred_classes[p] ? iou.at(l, p) : 0.0f;
-        if (v >= thresholds[t]) {
-          label_index.push_back(l);
-          pred_index.push_back(p);
-          pair_iou.push_back(v);
+      column[l] = class_masked(iou.at(l, p), true_classes[l] == pred_classes[p]);
+      candidate = candidate || column[l] >= thresholds[0];
+    }
+    if (!candidate) continue;
+    for (int t = 0; t < kIouThresholdCount; ++t) {
+      // available = np.where(matched, 0, iou[:, j]); k = available.argmax(0): the first maximum,
+      // a NaN counting as the maximum (the first NaN wins).
+      int k = 0;
+      float best = claimed[0][t] ? 0.0f : column[0];
+      for (int l = 1; l < n_labels && !std::isnan(best); ++l) {
+        const float v = claimed[l][t] ? 0.0f : column[l];
+        if (std::isnan(v) || v > best) {
+          best = v;
+          k = l;
         }
       }
+      // correct[j] = available[k] >= thresholds; matched[k] |= correct[j]
+      correct[p][t] = best >= thresholds[t];
+      claimed[k][t] = claimed[k][t] || correct[p][t];
     }
-    if (pair_iou.empty()) continue;
-    std::vector<std::size_t> kept = {0};  // a single pair needs no dedupe
-    if (pair_iou.size() > 1) {
-      // matches[iou.argsort()[::-1]]
-      const std::vector<std::size_t> by_iou = numpy::argsort_descending(pair_iou);
-      // matches[np.unique(matches[:, 1], return_index=True)[1]]: first per prediction; the
-      // survivors come out ordered by prediction index.
-      std::vector<int> preds_sorted;
-      for (std::size_t i : by_iou) preds_sorted.push_back(pred_index[i]);
-      std::vector<std::size_t> per_pred;
-      for (std::size_t i : numpy::unique_first_indices(preds_sorted)) per_pred.push_back(by_iou[i]);
-      // matches[np.unique(matches[:, 0], return_index=True)[1]]: first per label, in that order
-      // (Ultralytics does not re-sort by IoU here).
-      std::vector<int> labels_sorted;
-      for (std::size_t i : per_pred) labels_sorted.push_back(label_index[i]);
-      kept.clear();
-      for (std::size_t i : numpy::unique_first_indices(labels_sorted)) kept.push_back(per_pred[i]);
-    }
-    for (std::size_t i : kept) correct[pred_index[i]][t] = true;
   }
   return correct;
 }

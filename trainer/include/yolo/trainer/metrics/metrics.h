@@ -18,7 +18,6 @@
 #include <array>
 #include <cstddef>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,8 +42,9 @@ using TpRow = std::array<bool, kIouThresholdCount>;
 inline constexpr std::array<double, 4> kFitnessWeights = {0.0, 0.0, 0.0, 1.0};
 
 // Confusion matrix defaults (ConfusionMatrix.process_batch): detections count when conf > 0.25;
-// a detection and a label match when IoU > 0.45. A caller passing the validation default conf
-// (0.001) gets 0.25 instead, as in Ultralytics.
+// a detection and a label match when IoU > 0.45. Validation passes its own conf (0.001 by
+// default; DetectionValidator.update_metrics, 8.4.190), so its matrix counts every prediction
+// NMS kept.
 inline constexpr double kConfusionConf = 0.25;
 inline constexpr double kConfusionIou = 0.45;
 
@@ -75,10 +75,10 @@ struct IouMatrix {
 };
 IouMatrix iou_matrix(const std::vector<Label>& labels, const std::vector<Prediction>& predictions);
 
-// engine/validator.py: match_predictions (the non-scipy path). Per threshold t: candidate pairs
-// with IoU >= t and the same class, ordered by IoU descending; kept first per prediction, then
-// first per label. NumPy leaves the pairs ordered by prediction index after the first step, so a
-// label keeps the candidate with the lowest prediction index, not the highest IoU; this is kept.
+// engine/validator.py: match_predictions (the non-scipy path of 8.4.190). Predictions are taken
+// in the order given, which must be descending confidence (NMS's output order): each takes, per
+// IoU threshold t, the same-class label with the highest IoU not yet claimed at t (the first on
+// ties), and is a true positive at t when that IoU is >= t; the label is then claimed at t.
 // Returns one row per prediction. Throws std::invalid_argument if the sizes disagree.
 std::vector<TpRow> match_predictions(const std::vector<int>& pred_classes,
                                      const std::vector<int>& true_classes, const IouMatrix& iou);
@@ -120,16 +120,18 @@ class DetectionStats {
   std::vector<int> target_images_;  // per image, its distinct label classes
 };
 
-// compute_ap: average precision of one recall/precision curve (recall ascending). Sentinels
-// recall [0, ..., 1] and precision [1, ..., 0], the precision envelope (running max from the
-// right), then the trapezoid integral of the envelope at 101 recall points. Also returns the
-// envelope and the sentinel-extended recall. A perfect curve scores 0.995, not 1: at recall 1
-// np.interp takes the last of the equal points, the sentinel's precision 0, so the last of the
-// 100 trapezoids is half height (hence Ultralytics' familiar mAP50 ceiling of 0.995).
+// compute_ap (8.4.190): average precision of one recall/precision curve (recall ascending).
+// Sentinels recall [0, ..., r_last, 1] and precision [1, ..., 0, 0] (r_last is the last recall,
+// 1 for an empty curve), so precision drops to 0 right after the last recall reached; then the
+// precision envelope (running max from the right) and the trapezoid integral of the envelope at
+// 101 recall points. Also returns the envelope and the sentinel-extended recall. A perfect curve
+// scores 0.995, not 1: at recall 1 np.interp takes the last of the equal points, a sentinel's
+// precision 0, so the last of the 100 trapezoids is half height (hence Ultralytics' familiar
+// mAP50 ceiling of 0.995).
 struct ApCurve {
   double ap = 0;
-  std::vector<double> mpre;  // precision envelope, size recall.size() + 2
-  std::vector<double> mrec;  // [0, recall..., 1]
+  std::vector<double> mpre;  // precision envelope, size recall.size() + 3
+  std::vector<double> mrec;  // [0, recall..., r_last, 1]
 };
 ApCurve compute_ap(const std::vector<double>& recall, const std::vector<double>& precision);
 
@@ -204,14 +206,14 @@ DetectionMetrics compute_detection_metrics(const DetectionStats& stats);
 // background (utils/metrics.py: ConfusionMatrix, detect task).
 class ConfusionMatrix {
  public:
-  // conf: detections count when conf > this; none or kValConf (0.001) -> kConfusionConf.
-  // Throws std::invalid_argument for num_classes < 1.
-  explicit ConfusionMatrix(int num_classes, std::optional<double> conf = std::nullopt,
+  // conf: detections count when conf > this. Throws std::invalid_argument for num_classes < 1.
+  explicit ConfusionMatrix(int num_classes, double conf = kConfusionConf,
                            double iou_threshold = kConfusionIou);
 
-  // One image (process_batch). Labels matched once (IoU > threshold, deduplicated per detection
-  // and per label by IoU) count at [detection class][label class], whatever the classes; other
-  // labels at [background][label class]; unmatched detections at [detection class][background].
+  // One image (process_batch, 8.4.190). Matching is greedy and one-to-one, whatever the classes:
+  // by descending confidence, each detection with some IoU above the threshold claims its best
+  // unclaimed label. A claimed label counts at [detection class][label class]; other labels at
+  // [background][label class]; unclaimed detections at [detection class][background].
   // Throws std::invalid_argument for class ids outside 0..nc-1.
   void process_batch(const std::vector<Prediction>& detections, const std::vector<Label>& labels);
 
