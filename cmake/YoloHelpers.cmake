@@ -51,6 +51,16 @@ function(yolo_torch_target target)
   endif()
 endfunction()
 
+# Where tools/fetch-test-assets.sh (run by tools/install-deps.sh --oracle) puts the tests' real
+# weights and photos: the parity tests on real inputs are given it as YOLO_TEST_ASSETS.
+if(DEFINED ENV{YOLO_TEST_ASSETS})
+  set(_yolo_default_assets "$ENV{YOLO_TEST_ASSETS}")
+else()
+  set(_yolo_default_assets "/opt/yolo-edge/test-assets")
+endif()
+set(YOLO_TEST_ASSETS "${_yolo_default_assets}" CACHE PATH
+    "Folder of the tests' real weights and photos (tools/fetch-test-assets.sh)")
+
 # Registers a GoogleTest executable with ctest under a label: unit, integration, slow or gpu.
 #   yolo_add_test(NAME test_device LABEL unit SOURCES a.cpp b.cpp LIBS yolo_core [TIMEOUT s])
 # NO_TORCH: a test of a library without LibTorch (yolo_media): no LibTorch precompiled header.

@@ -12,7 +12,9 @@
 #                                            compilers for fuzzing, test servers, browser
 #   tools/install-deps.sh --oracle           also Ultralytics (pinned) in the same venv: the
 #                                            reference the parity tests run against (dev/test
-#                                            only; the product never needs Python)
+#                                            only; the product never needs Python), and the
+#                                            tests' real weights and photos
+#                                            (tools/fetch-test-assets.sh)
 #   tools/install-deps.sh --oracle --bench-peers   also ONNX, onnxslim and ONNX Runtime (pinned):
 #                                            the CPU speed peer of tools/bench/predict_side_by_side.py
 #                                            (bench only; Ultralytics' ONNX export needs the first two)
@@ -142,6 +144,9 @@ if [ "$with_oracle" -eq 1 ]; then
       "torch==$torch_version" torchvision "ultralytics==$ultralytics_version" \
       "opencv-python==$oracle_opencv_version" $oracle_tracking_packages
   fi
+  # The parity tests' real inputs: the official yolo11n.pt and real photos, checksummed, in a
+  # cache outside the checkout (never committed: the weights are AGPL-3.0).
+  YOLO_VENV="$venv" "$(dirname "$0")/fetch-test-assets.sh"
 fi
 
 if [ "$with_bench_peers" -eq 1 ]; then

@@ -27,6 +27,7 @@
 
 #include "../pipelines/trained_shapes_model.h"
 #include "as_ultralytics.h"
+#include "label_boxes.h"
 #include "oracle.h"
 #include "run_command.h"
 #include "test_files.h"
@@ -93,37 +94,12 @@ std::string trainer(const std::string& args) {
   return r.output;
 }
 
-struct Box {
-  double cx, cy, w, h, conf;
-  int cls;
-};
+using yolo::parity::LabelBox;
 
-double iou(const Box& a, const Box& b) {
-  const double ix = std::max(
-      0.0, std::min(a.cx + a.w / 2, b.cx + b.w / 2) - std::max(a.cx - a.w / 2, b.cx - b.w / 2));
-  const double iy = std::max(
-      0.0, std::min(a.cy + a.h / 2, b.cy + b.h / 2) - std::max(a.cy - a.h / 2, b.cy - b.h / 2));
-  const double inter = ix * iy;
-  const double uni = a.w * a.h + b.w * b.h - inter;
-  return uni > 0 ? inter / uni : 0;
-}
-
-// Our save_txt=True save_conf=True files: "cls cx cy w h conf" per line.
-std::vector<Box> read_labels(const fs::path& file) {
-  std::vector<Box> out;
-  std::ifstream in(file);
-  Box b{};
-  while (in >> b.cls >> b.cx >> b.cy >> b.w >> b.h >> b.conf) out.push_back(b);
-  return out;
-}
-
-// The val table's "all" row: Class Images Instances P R mAP50 mAP50-95.
+// mAP50 and mAP50-95 of the val table's "all" row.
 std::pair<double, double> val_maps(const std::string& output) {
-  static const std::regex row(
-      R"(\n\s+all\s+\d+\s+\d+\s+[0-9.e-]+\s+[0-9.e-]+\s+([0-9.e-]+)\s+([0-9.e-]+))");
-  std::smatch m;
-  if (!std::regex_search(output, m, row)) return {-1, -1};
-  return {std::stod(m[1]), std::stod(m[2])};
+  const yolo::parity::ValRow row = yolo::parity::val_row(output);
+  return {row.map50, row.map};
 }
 
 TEST_P(UltralyticsPtParity, NetworkOutputEqualsUltralyticsFromEveryFileItWrites) {
@@ -176,27 +152,18 @@ int compare_predictions(const fs::path& pt, const fs::path& images, int imgsz,
   // FP32 as Ultralytics runs on a CPU (bf16 accuracy is tested on its own).
   trainer("predict model=" + pt.string() + " source=" + images.string() + " conf=" + conf +
           " imgsz=" + std::to_string(imgsz) + yolo::testing::kAsUltralyticsInference +
-          " save=False save_txt=True save_conf=True project=" +
-          out.parent_path().string() + " name=" + out.filename().string() + " exist_ok=True");
+          " save=False save_txt=True save_conf=True project=" + out.parent_path().string() +
+          " name=" + out.filename().string() + " exist_ok=True");
   int compared = 0;
   for (const auto& [stem, rows] : theirs["images"].items()) {
     SCOPED_TRACE(stem);
-    const std::vector<Box> ours = read_labels(out / "labels" / (stem + ".txt"));
-    EXPECT_EQ(ours.size(), rows.size());
-    std::vector<bool> used(ours.size(), false);
-    for (const auto& row : rows) {
-      const Box want{row[0], row[1], row[2], row[3], row[4], row[5].get<int>()};
-      bool found = false;
-      for (size_t i = 0; i < ours.size() && !found; ++i) {
-        if (used[i] || ours[i].cls != want.cls || std::abs(ours[i].conf - want.conf) > 1e-3 ||
-            iou(ours[i], want) < 0.99)
-          continue;
-        used[i] = found = true;
-      }
-      EXPECT_TRUE(found) << "no match for Ultralytics' class " << want.cls << " conf " << want.conf
-                         << " at " << want.cx << "," << want.cy;
-      ++compared;
-    }
+    const std::vector<LabelBox> ours =
+        yolo::parity::read_label_boxes(out / "labels" / (stem + ".txt"));
+    const std::vector<LabelBox> want = yolo::parity::label_boxes(rows);
+    EXPECT_EQ(ours.size(), want.size());
+    EXPECT_EQ(yolo::parity::count_matched(want, ours, 0.99, 1e-3), static_cast<int>(want.size()))
+        << "boxes of Ultralytics' without a match of ours";
+    compared += static_cast<int>(want.size());
   }
   return compared;
 }

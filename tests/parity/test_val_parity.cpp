@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <regex>
 #include <string>
 
 #include "../pipelines/trained_shapes_model.h"
 #include "as_ultralytics.h"
+#include "label_boxes.h"
 #include "oracle.h"
 #include "run_command.h"
 #include "test_files.h"
@@ -20,26 +20,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Scores {
-  double p = -1, r = -1, map50 = -1, map = -1;
-  int instances = -1;
-};
-
-// The "all" row of our val table: Class Images Instances P R mAP50 mAP50-95.
-Scores ours(const std::string& output) {
-  static const std::regex row(
-      R"(\n\s+all\s+\d+\s+(\d+)\s+([0-9.e-]+)\s+([0-9.e-]+)\s+([0-9.e-]+)\s+([0-9.e-]+))");
-  std::smatch m;
-  Scores s;
-  if (!std::regex_search(output, m, row)) return s;
-  s.instances = std::stoi(m[1]);
-  s.p = std::stod(m[2]);
-  s.r = std::stod(m[3]);
-  s.map50 = std::stod(m[4]);
-  s.map = std::stod(m[5]);
-  return s;
-}
 
 std::string trainer(const std::string& args) {
   const auto r = yolo::testing::run_command(std::string(YOLO_TRAINER_BIN) + " " + args);
@@ -62,9 +42,10 @@ TEST(ValParity, SameWeightsSameImagesSameMetrics) {
   fs::copy_file(shapes.model, model);
 
   // Both sides in FP32, as Ultralytics runs on a CPU: BF16 moves P and R at the max-F1 point.
-  const Scores a = ours(trainer("val model=" + model.string() + " data=" + yaml.string() +
-                                " batch=8 plots=False project=" + (tmp.path / "val").string() +
-                                yolo::testing::kAsUltralyticsInference));
+  const yolo::parity::ValRow a =
+      yolo::parity::val_row(trainer("val model=" + model.string() + " data=" + yaml.string() +
+                                    " batch=8 plots=False project=" + (tmp.path / "val").string() +
+                                    yolo::testing::kAsUltralyticsInference));
   const nlohmann::json b =
       yolo::parity::oracle_json("ultralytics_val.py '" + model.string() + "' '" + yaml.string() +
                                     "' " + std::to_string(yolo::testing::kShapesImgsz),

