@@ -8,20 +8,32 @@
 // gradient must agree to a relative 1e-4 (of the largest gradient of that parameter, or 1e-3 of
 // the model's largest for gradients that are zero up to rounding); the first parameter that
 // differs is named.
+//
+// The same under FP16 autocast on the CPU (#55: LibTorch's CPU autocast takes FP16, so what a
+// GPU's AMP step computes can be compared here): both tools' forward pass runs under
+// torch.autocast("cpu", float16); Ultralytics computes its loss under autocast too, ours in FP32
+// from the head's outputs (outputs_in_fp32, as our trainer does). FP16 moves the loss and the
+// gradients away from FP32 (at initialisation by 8-18 % of the gradient's norm in both tools),
+// and each tool differently, so each tool's FP16 loss terms and gradients are held to our FP32
+// ones on the same weights (which equal Ultralytics' FP32 ones, the cases above): ours must be no
+// further from them than kFp16ErrorRatio times Ultralytics' distance.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "oracle.h"
 #include "test_files.h"
+#include "yolo/core/autocast_scope.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/synth/synthetic_data.h"
 #include "yolo/trainer/data/data_loader.h"
@@ -74,14 +86,106 @@ std::pair<torch::Tensor, torch::Tensor> loader_batch(const fs::path& dir) {
 // predictions sit on the targets, so the assigner's choices and the loss on good predictions are
 // compared too. The loader batch is compared at 6 of 10 epochs into the one-to-one / one-to-many
 // weighting (YOLO26), the fixed one at its start.
-class GradientParity : public ::testing::TestWithParam<std::tuple<std::string, int, bool>> {};
+class GradientParity : public ::testing::TestWithParam<std::tuple<std::string, int, bool, bool>> {};
+
+constexpr double kFp32Tolerance = 1e-4;
+// FP16: each tool's distance from FP32 (loss terms, the whole gradient), ours against
+// Ultralytics'.
+constexpr double kFp16ErrorRatio = 1.5, kFp16ErrorFloor = 1e-3;
+
+// The total loss, then its items (box, cls, dfl), in double.
+std::vector<double> loss_terms(const torch::Tensor& total, const torch::Tensor& items) {
+  std::vector<double> out = {total.item<double>()};
+  const torch::Tensor v = items.detach().to(torch::kDouble).flatten();
+  for (int64_t i = 0; i < v.numel(); ++i) out.push_back(v[i].item<double>());
+  return out;
+}
+
+// Each FP16 loss term of ours no further from FP32 than kFp16ErrorRatio times Ultralytics' own
+// FP16 term (or kFp16ErrorFloor of the value).
+void expect_loss_no_further_from_fp32(const std::vector<double>& ours,
+                                      const std::vector<double>& theirs,
+                                      const std::vector<double>& fp32, const std::string& yaml) {
+  ASSERT_EQ(ours.size(), fp32.size());
+  ASSERT_EQ(theirs.size(), fp32.size());
+  for (std::size_t i = 0; i < fp32.size(); ++i) {
+    const double ours_error = std::abs(ours[i] - fp32[i]);
+    const double theirs_error = std::abs(theirs[i] - fp32[i]);
+    std::printf("  loss term %zu: FP32 %.6g, FP16 ours %.6g, Ultralytics %.6g\n", i, fp32[i],
+                ours[i], theirs[i]);
+    EXPECT_LE(ours_error, std::max(kFp16ErrorRatio * theirs_error,
+                                   kFp16ErrorFloor * std::max(std::abs(fp32[i]), 1e-3)))
+        << yaml << " loss term " << i << " (0: total, then box, cls, dfl)";
+  }
+}
+
+// The whole FP16 gradient of ours (`fp16_grads`, by name) no further from our FP32 gradient (now
+// in `model`) than kFp16ErrorRatio times Ultralytics' FP16 gradient (`grads`), relative to the
+// FP32 gradient's norm; every FP16 gradient finite.
+void expect_gradients_no_further_from_fp32(yolo::DetectionModelImpl& model,
+                                           std::map<std::string, torch::Tensor>& fp16_grads,
+                                           const c10::Dict<c10::IValue, c10::IValue>& grads,
+                                           const std::string& yaml) {
+  double ours_sq = 0, theirs_sq = 0, fp32_sq = 0;
+  for (const auto& p : model.named_parameters()) {
+    if (!grads.contains(p.key())) continue;
+    ASSERT_TRUE(fp16_grads.count(p.key())) << p.key();
+    const torch::Tensor g32 = p.value().grad().to(torch::kDouble);
+    const torch::Tensor g16 = fp16_grads[p.key()].to(torch::kDouble);
+    const torch::Tensor r16 = grads.at(p.key()).toTensor().to(torch::kDouble);
+    ASSERT_TRUE(torch::isfinite(g16).all().item<bool>()) << yaml << ": " << p.key();
+    ours_sq += (g16 - g32).pow(2).sum().item<double>();
+    theirs_sq += (r16 - g32).pow(2).sum().item<double>();
+    fp32_sq += g32.pow(2).sum().item<double>();
+  }
+  const double ours_error = std::sqrt(ours_sq / fp32_sq);
+  const double theirs_error = std::sqrt(theirs_sq / fp32_sq);
+  std::printf("  FP16 gradients against FP32: relative error ours %.3g, Ultralytics %.3g\n",
+              ours_error, theirs_error);
+  EXPECT_LE(ours_error, std::max(kFp16ErrorRatio * theirs_error, kFp16ErrorFloor)) << yaml;
+}
+
+// Every parameter's gradient of `model` against Ultralytics' `grads` (FP32).
+void expect_gradients_equal(yolo::DetectionModelImpl& model,
+                            const c10::Dict<c10::IValue, c10::IValue>& grads,
+                            const std::string& yaml) {
+  // A gradient that is zero up to float32 rounding has no relative digits to compare: the
+  // BatchNorm biases inside C2PSA/SPPF blocks feed a later normalisation, which cancels a
+  // per-channel shift, so both tools compute 1e-8..1e-7 of noise there while the model's largest
+  // gradient is ~10. The scale of each comparison is therefore at least 1e-3 of the model's
+  // largest gradient.
+  double largest = 0;
+  for (const auto& item : grads)
+    largest = std::max(largest, item.value().toTensor().abs().max().item<double>());
+  int compared = 0;
+  double worst = 0;
+  std::string worst_name;
+  for (const auto& p : model.named_parameters()) {
+    const torch::Tensor g = p.value().grad();
+    const bool theirs = grads.contains(p.key());
+    ASSERT_EQ(g.defined(), theirs) << yaml << ": gradient of " << p.key();
+    if (!theirs) continue;
+    const torch::Tensor r = grads.at(p.key()).toTensor();
+    ASSERT_EQ(g.sizes(), r.sizes()) << p.key();
+    const double scale = std::max(r.abs().max().item<double>(), 1e-3 * largest);
+    const double diff = (g - r).abs().max().item<double>() / scale;
+    ASSERT_LE(diff, kFp32Tolerance)
+        << yaml << ": first differing gradient " << p.key() << " (largest " << scale << ")";
+    if (diff > worst) std::tie(worst, worst_name) = std::tuple{diff, p.key()};
+    ++compared;
+  }
+  std::printf("  %d gradients, largest relative difference %.3g (%s)\n", compared, worst,
+              worst_name.c_str());
+  EXPECT_GT(compared, 100);
+}
 
 TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
   YOLO_REQUIRE_ORACLE();
-  const auto [yaml, fit_steps, real_batch] = GetParam();
+  const auto [yaml, fit_steps, real_batch, fp16] = GetParam();
   const int64_t nc = 3, epochs = 10, updates = real_batch ? 6 : 0;
   yolo::testing::TempDir tmp("gradient_parity_" + yaml.substr(0, yaml.find('.')) + "_" +
-                             std::to_string(fit_steps) + (real_batch ? "_loader" : ""));
+                             std::to_string(fit_steps) + (real_batch ? "_loader" : "") +
+                             (fp16 ? "_fp16" : ""));
   torch::Tensor images, batch_targets;
   if (real_batch) {
     std::tie(images, batch_targets) = loader_batch(tmp.path / "data");
@@ -126,14 +230,21 @@ TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
   case_dict.insert("state", state);
   case_dict.insert("images", images);
   case_dict.insert("targets", batch_targets);
+  case_dict.insert("autocast", std::string(fp16 ? "float16" : ""));
   const fs::path case_file = tmp.path / "case.pt", out_file = tmp.path / "ultralytics.pt";
   {
     const std::vector<char> bytes = torch::pickle_save(c10::IValue(case_dict));
     std::ofstream(case_file, std::ios::binary).write(bytes.data(), static_cast<long>(bytes.size()));
   }
 
-  // Ours, on the same batch (the model's BatchNorm in training mode, as in training).
-  const yolo::LossOutput ours = loss_of(model->forward_train(images));
+  // Ours, on the same batch (the model's BatchNorm in training mode, as in training), as the
+  // trainer's step runs it: the forward pass under autocast, the loss in FP32 (outputs_in_fp32).
+  yolo::nn::DetectTrainOutput head;
+  {
+    yolo::AutocastScope autocast(c10::DeviceType::CPU, c10::ScalarType::Half, fp16);
+    head = model->forward_train(images);
+  }
+  const yolo::LossOutput ours = loss_of(yolo::outputs_in_fp32(head));
   ours.total.backward();
 
   const std::string cmd = std::string(YOLO_TEST_PYTHON) + " " + YOLO_SOURCE_DIR +
@@ -146,47 +257,48 @@ TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
                                 std::istreambuf_iterator<char>());
   const c10::IValue reference = torch::pickle_load(bytes);
   const auto ref = reference.toGenericDict();
-  const double total_ref = ref.at("total").toTensor().item<double>();
-  const double total_ours = ours.total.item<double>();
-  EXPECT_NEAR(total_ours, total_ref, 1e-4 * std::abs(total_ref)) << yaml << " total loss";
-  std::printf("%s after %d fitting steps: loss %.6g (Ultralytics %.6g)\n", yaml.c_str(), fit_steps,
-              total_ours, total_ref);
+  const std::vector<double> theirs =
+      loss_terms(ref.at("total").toTensor(), ref.at("items").toTensor());
+  const std::vector<double> mine = loss_terms(ours.total, ours.items);
+  std::printf("%s after %d fitting steps%s: loss %.6g (Ultralytics %.6g)\n", yaml.c_str(),
+              fit_steps, fp16 ? ", FP16 autocast" : "", mine[0], theirs[0]);
   const auto grads = ref.at("grads").toGenericDict();
-  // A gradient that is zero up to float32 rounding has no relative digits to compare: the BatchNorm
-  // biases inside C2PSA/SPPF blocks feed a later normalisation, which cancels a per-channel shift,
-  // so both tools compute 1e-8..1e-7 of noise there while the model's largest gradient is ~10. The
-  // scale of each comparison is therefore at least 1e-3 of the model's largest gradient.
-  double largest = 0;
-  for (const auto& item : grads)
-    largest = std::max(largest, item.value().toTensor().abs().max().item<double>());
-  int compared = 0;
-  for (const auto& p : model->named_parameters()) {
-    const torch::Tensor g = p.value().grad();
-    const bool theirs = grads.contains(p.key());
-    ASSERT_EQ(g.defined(), theirs) << yaml << ": gradient of " << p.key();
-    if (!theirs) continue;
-    const torch::Tensor r = grads.at(p.key()).toTensor();
-    ASSERT_EQ(g.sizes(), r.sizes()) << p.key();
-    const double scale = std::max(r.abs().max().item<double>(), 1e-3 * largest);
-    const double diff = (g - r).abs().max().item<double>() / scale;
-    ASSERT_LE(diff, 1e-4) << yaml << ": first differing gradient " << p.key() << " (largest "
-                          << scale << ")";
-    ++compared;
+  if (!fp16) {
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      EXPECT_NEAR(mine[i], theirs[i], kFp32Tolerance * std::max(std::abs(theirs[i]), 1e-3))
+          << yaml << " loss term " << i << " (0: total, then box, cls, dfl)";
+    }
+    expect_gradients_equal(*model, grads, yaml);
+    return;
   }
-  EXPECT_GT(compared, 100);
+  // FP16 rounds each tool's loss and gradients its own way: both are held to ours in FP32 on the
+  // same weights and batch (equal to Ultralytics' FP32 ones, the cases above).
+  std::map<std::string, torch::Tensor> fp16_grads;
+  for (const auto& p : model->named_parameters()) {
+    if (p.value().grad().defined()) fp16_grads[p.key()] = p.value().grad().clone();
+    p.value().mutable_grad() = torch::Tensor();
+  }
+  const yolo::LossOutput fp32 = loss_of(model->forward_train(images));
+  fp32.total.backward();
+  expect_loss_no_further_from_fp32(mine, theirs, loss_terms(fp32.total, fp32.items), yaml);
+  expect_gradients_no_further_from_fp32(*model, fp16_grads, grads, yaml);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Families, GradientParity,
-    ::testing::Values(std::tuple{"yolov8n.yaml", 0, false}, std::tuple{"yolov8n.yaml", 60, false},
-                      std::tuple{"yolov8n.yaml", 0, true}, std::tuple{"yolo11n.yaml", 0, false},
-                      std::tuple{"yolo11n.yaml", 60, false}, std::tuple{"yolo11n.yaml", 0, true},
-                      std::tuple{"yolo26n.yaml", 0, false}, std::tuple{"yolo26n.yaml", 60, false},
-                      std::tuple{"yolo26n.yaml", 0, true}, std::tuple{"yolo26n.yaml", 30, true}),
+    ::testing::Values(
+        std::tuple{"yolov8n.yaml", 0, false, false}, std::tuple{"yolov8n.yaml", 60, false, false},
+        std::tuple{"yolov8n.yaml", 0, true, false}, std::tuple{"yolo11n.yaml", 0, false, false},
+        std::tuple{"yolo11n.yaml", 60, false, false}, std::tuple{"yolo11n.yaml", 0, true, false},
+        std::tuple{"yolo26n.yaml", 0, false, false}, std::tuple{"yolo26n.yaml", 60, false, false},
+        std::tuple{"yolo26n.yaml", 0, true, false}, std::tuple{"yolo26n.yaml", 30, true, false},
+        std::tuple{"yolov8n.yaml", 0, true, true}, std::tuple{"yolov8n.yaml", 60, false, true},
+        std::tuple{"yolo26n.yaml", 0, true, true}, std::tuple{"yolo26n.yaml", 30, true, true}),
     [](const auto& test_param) {
       const std::string n = std::get<0>(test_param.param);
       return n.substr(0, n.find('.')) + "_fitted" + std::to_string(std::get<1>(test_param.param)) +
-             (std::get<2>(test_param.param) ? "_loaderbatch" : "");
+             (std::get<2>(test_param.param) ? "_loaderbatch" : "") +
+             (std::get<3>(test_param.param) ? "_fp16" : "");
     });
 
 }  // namespace

@@ -4,7 +4,7 @@ set(_dir ${CMAKE_CURRENT_LIST_DIR})
 yolo_add_test(NAME test_schedule_parity LABEL parity SOURCES ${_dir}/test_schedule_parity.cpp
   LIBS yolo_trainer TIMEOUT 600)
 yolo_add_test(NAME test_gradient_parity LABEL parity SOURCES ${_dir}/test_gradient_parity.cpp
-  LIBS yolo_trainer TIMEOUT 600)
+  LIBS yolo_trainer TIMEOUT 900)
 yolo_add_test(NAME test_loop_parity LABEL parity SOURCES ${_dir}/test_loop_parity.cpp
   LIBS yolo_trainer TIMEOUT 600)
 target_include_directories(test_loop_parity PRIVATE ${PROJECT_SOURCE_DIR}/tools/parity)

@@ -3,8 +3,9 @@
 Reads a case written by tests/parity/test_gradient_parity.cpp (torch::pickle_save of a dict: the
 architecture YAML name, nc, epochs, every parameter and buffer of our model by Ultralytics' own
 state-dict names, a batch of images and its targets), builds the same architecture in
-Ultralytics, loads those weights, computes Ultralytics' training loss on the batch and writes the
-loss and every parameter's gradient with torch.save.
+Ultralytics, loads those weights, computes Ultralytics' training loss on the batch (under CPU
+autocast when the case names a dtype in "autocast") and writes the loss, its terms and every
+parameter's gradient with torch.save.
 
     python ultralytics_gradients.py CASE.pt OUT.pt
 """
@@ -39,8 +40,12 @@ def main() -> None:
         "cls": targets[:, 1:2],
         "bboxes": targets[:, 2:6],
     }
-    loss, items = model.loss(batch)
-    total = loss.sum()
+    # The forward pass and the loss under autocast when the case asks for it, as Ultralytics'
+    # trainer runs its step (backward outside it).
+    dtype = {"float16": torch.float16, "bfloat16": torch.bfloat16}.get(case.get("autocast", ""))
+    with torch.autocast("cpu", dtype=dtype or torch.float16, enabled=dtype is not None):
+        loss, items = model.loss(batch)
+        total = loss.sum()
     total.backward()
     grads = {name: p.grad.detach().clone() for name, p in model.named_parameters() if p.grad is not None}
     out = {
