@@ -43,7 +43,8 @@ struct StepsResult {
   double scale = 0;                              // the gradient scaler's scale at the end
 };
 
-// The trainer's step: forward_train, loss, scaled backward, unscale, clip, SGD step, EMA update.
+// The trainer's step: forward_train (under autocast with AMP), the loss in FP32, scaled
+// backward, unscale, clip, SGD step, EMA update.
 StepsResult train_steps(const std::string& yaml, const torch::Device& device, bool amp, int steps) {
   torch::manual_seed(21);
   auto model = yolo::build_model(yaml, 2);
@@ -62,14 +63,17 @@ StepsResult train_steps(const std::string& yaml, const torch::Device& device, bo
   StepsResult r;
   opt.zero_grad();
   for (int step = 0; step < steps; ++step) {
-    yolo::LossOutput loss;
+    yolo::nn::DetectTrainOutput out;
     {
       yolo::AutocastScope scope(c10::DeviceType::CUDA, at::kHalf, amp);
-      auto out = model->forward_train(images);
-      auto [anchors, strides] = det.anchors_for(out.one2many.feats);
-      loss = det.end2end ? e2e_loss(out, anchors, strides, targets())
-                         : v8_loss(out.one2many, anchors, strides, targets());
+      out = model->forward_train(images);
     }
+    // As the trainer's step: the loss in FP32 from the head's outputs. (This test's first version
+    // computed it under autocast, in FP16, where our loss is NaN on the CPU's FP16 too.)
+    out = yolo::outputs_in_fp32(out);
+    auto [anchors, strides] = det.anchors_for(out.one2many.feats);
+    const yolo::LossOutput loss = det.end2end ? e2e_loss(out, anchors, strides, targets())
+                                              : v8_loss(out.one2many, anchors, strides, targets());
     r.losses.push_back(loss.total.item<double>());
     scaler.scale(loss.total).backward();
     std::vector<torch::Tensor> params = model->parameters();
@@ -106,14 +110,19 @@ TEST_P(GpuTraining, TwoStepsMatchTheCpuWithoutAmp) {
   }
 }
 
-TEST_P(GpuTraining, TwoAmpStepsRunUnderAutocast) {
+// The loss scale starts at 65536, which overflows FP16 gradients at first and is halved on each
+// overflow: Ultralytics' own yolo26n skips its first 5 steps under FP16 autocast on the CPU, and
+// test_fp16_steps shows ours doing the same, then stepping. Two steps (this test's first
+// version) could all be skipped; twelve leave room for eight back-offs.
+TEST_P(GpuTraining, AmpStepsRunUnderAutocastOnceTheScalerSettles) {
   YOLO_REQUIRE_GPU();
-  const StepsResult cpu = train_steps(GetParam(), torch::kCPU, false, 2);
-  const StepsResult amp = train_steps(GetParam(), gpu_device(), true, 2);
+  constexpr int kSteps = 12;
+  const StepsResult cpu = train_steps(GetParam(), torch::kCPU, false, 1);
+  const StepsResult amp = train_steps(GetParam(), gpu_device(), true, kSteps);
   for (double l : amp.losses) EXPECT_TRUE(std::isfinite(l));
   // FP16 activations: the first loss (same weights) within a few per cent of FP32's.
   EXPECT_NEAR(amp.losses[0], cpu.losses[0], 0.05 * std::abs(cpu.losses[0]));
-  EXPECT_GE(amp.scale, 65536.0 / 4) << "the scaler backed off more than twice in two steps";
+  EXPECT_GE(amp.scale, 65536.0 / 256) << "the scaler backed off more than 8 times in 12 steps";
   int changed = 0;
   const StepsResult start = train_steps(GetParam(), gpu_device(), true, 0);
   for (const auto& [name, w] : amp.weights) {
@@ -147,7 +156,7 @@ TEST(GpuAmp, CheckPassesAndAutocastOutputFollowsFp32) {
   };
   const yolo::BackendInfo backend = yolo::query_backend();
   const std::string name = backend.gpus.empty() ? "CPU (rehearsal)" : backend.gpus[0].name;
-  const yolo::AmpDecision d = yolo::check_amp(yolo::AmpTarget{"cuda", name, ""}, detect);
+  const yolo::AmpDecision d = yolo::check_amp(yolo::AmpTarget{"cuda", name, "", ""}, detect);
   EXPECT_TRUE(d.enabled) << d.reason;
   ASSERT_TRUE(raw_amp.defined() && raw_fp32.defined());
   EXPECT_LE(relative_max_diff(raw_amp, raw_fp32), 2e-2);

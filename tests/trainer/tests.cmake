@@ -31,3 +31,6 @@ yolo_add_test(NAME test_ddp LABEL integration SOURCES ${_dir}/test_ddp.cpp
   LIBS yolo_trainer TIMEOUT 600)
 target_compile_definitions(test_ddp PRIVATE YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
 add_dependencies(test_ddp yolo-trainer)
+# FP16 autocast training steps on the CPU (what a GPU's AMP step computes), 50 per model family.
+yolo_add_test(NAME test_fp16_steps LABEL slow SOURCES ${_dir}/test_fp16_steps.cpp
+  LIBS yolo_trainer TIMEOUT 900)
