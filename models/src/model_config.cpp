@@ -4,11 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
-#include "yolo/core/utf8.h"
+#include "yolo/core/text_file.h"
 
 namespace yolo {
 
@@ -163,15 +161,13 @@ ModelConfig load_model_config(const std::string& name_or_path, std::optional<int
   const std::string stem = path.stem().string();
 
   if (fs::exists(path)) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in) throw ModelError(fmt::format("cannot read model YAML '{}'", name_or_path));
-    if (const auto bad = find_invalid_utf8(text.str())) {
-      throw ModelError(fmt::format("model YAML '{}' is not UTF-8 text: {}; save it as UTF-8",
-                                   name_or_path, describe(*bad)));
+    std::string text;
+    try {  // one reading of text files (core/text_file.h): UTF-8, a byte-order mark, CRLF
+      text = read_text_file(path, "model YAML");
+    } catch (const std::runtime_error& e) {
+      throw ModelError(e.what());
     }
-    ModelConfig cfg = parse_model_config(text.str(), name_or_path, scale, nc);
+    ModelConfig cfg = parse_model_config(text, name_or_path, scale, nc);
     cfg.name = stem;
     cfg.source = name_or_path;
     return cfg;

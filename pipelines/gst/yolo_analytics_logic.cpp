@@ -6,15 +6,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "debug.h"
 #include "yolo/analytics/analytics_json.h"
 #include "yolo/core/strings.h"
-#include "yolo/core/utf8.h"
+#include "yolo/core/text_file.h"
 #include "yolo/gst/analytics_meta.h"
 #include "yolo/gst/detection_meta.h"
 
@@ -22,18 +20,15 @@ namespace yolo::gst {
 
 analytics::AnalyticsConfig load_stream_analytics(const std::string& path,
                                                  const std::string& stream_id) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in)
-    throw std::invalid_argument(path + ": cannot be read (check the config property's path)");
-  if (const auto bad = find_invalid_utf8(bytes.str())) {
-    throw std::invalid_argument(
-        fmt::format("{}: not UTF-8 text: {}; save it as UTF-8", path, describe(*bad)));
+  std::string text;
+  try {  // one reading of text files (core/text_file.h): UTF-8, a byte-order mark, CRLF
+    text = read_text_file(path, "analytics config (the config property)");
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
   }
   YAML::Node root;
   try {
-    root = YAML::Load(bytes.str());
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw std::invalid_argument(fmt::format("{}: malformed YAML: {}", path, e.msg));
   }

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "yolo/core/text_file.h"
 
 namespace yolo::predict {
 namespace fs = std::filesystem;
@@ -80,14 +83,16 @@ bool exists_file(const fs::path& p) {
 }
 
 void expand_list(const fs::path& list, ExpandedSource& out) {
-  std::ifstream in(list);
-  if (!in) {
-    out.problems.push_back(fmt::format(
-        "list file '{}' cannot be read: check that it exists and is readable", list.string()));
+  std::string text;
+  try {
+    text = read_text_file(list, "list file");  // a byte-order mark and CRLF are fine
+  } catch (const std::runtime_error& e) {
+    out.problems.push_back(e.what());
     return;
   }
   const size_t before = out.inputs.size();
   int line_no = 0;
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     ++line_no;
     line.erase(0, line.find_first_not_of(" \t\r"));

@@ -10,3 +10,5 @@ yolo_add_test(NAME test_serial_torch_ops LABEL unit SOURCES ${_dir}/test_serial_
   LIBS yolo_core)
 yolo_add_test(NAME test_cpu_features LABEL unit SOURCES ${_dir}/test_cpu_features.cpp
   LIBS yolo_core_base NO_TORCH)
+yolo_add_test(NAME test_text_file LABEL unit SOURCES ${_dir}/test_text_file.cpp
+  LIBS yolo_core_base NO_TORCH)

@@ -319,8 +319,10 @@ TEST(Predict, TxtListAndGlob) {
   fs::create_directories(dir);
   fs::copy(fixture().images, dir);
   const fs::path list = tmp.path / "data" / "list.txt";
-  yolo::testing::write_file(
-      list, "imgs/val_000000.jpg\n\n" + (dir / "val_000002.jpg").string() + "\nimgs/missing.jpg\n");
+  // As a Windows editor saves it (#57): a byte-order mark and CRLF line ends.
+  yolo::testing::write_file(list, "\xEF\xBB\xBFimgs/val_000000.jpg\r\n\r\n" +
+                                      (dir / "val_000002.jpg").string() +
+                                      "\r\nimgs/missing.jpg\r\n");
   const yolo::PredictReport r =
       yolo::run_predict(options(list.string(), tmp.path / "runs", {{"name", "list"}}));
   EXPECT_EQ(r.frames, 2);
@@ -340,6 +342,12 @@ TEST(Predict, TxtListAndGlob) {
       yolo::run_predict(options((dir / "*.png").string(), tmp.path / "runs", {{"name", "none"}}));
   EXPECT_EQ(none.frames, 0);
   EXPECT_TRUE(mentions(none.problems, "*.png"));
+  // A list that is not UTF-8 text says where.
+  yolo::testing::write_file(tmp.path / "latin1.txt", "imgs/caf\xE9.jpg\n");
+  EXPECT_TRUE(mentions(yolo::run_predict(options((tmp.path / "latin1.txt").string(),
+                                                 tmp.path / "runs", {{"name", "latin1"}}))
+                           .problems,
+                       "is not UTF-8 text: byte 0xE9 at line 1, column 9"));
 }
 
 // Sources that name nothing readable are reported, leave no run folder, and do not throw.

@@ -53,6 +53,9 @@ TEST(TrackerConfig, AUserFileWinsAndMissingKeysTakeDefaults) {
   EXPECT_FALSE(c.fuse_score);
   EXPECT_DOUBLE_EQ(c.match_thresh, 0.8);
   EXPECT_EQ(c.source, path.string());
+  // As a Windows editor saves it: a byte-order mark and CRLF line ends (#57).
+  yolo::testing::write_file(path, "\xEF\xBB\xBFtracker_type: bytetrack\r\ntrack_buffer: 60\r\n");
+  EXPECT_EQ(load_tracker_config(path.string()).track_buffer, 60);
 }
 
 TEST(TrackerConfig, UnknownKeySuggestsTheNearest) {
@@ -99,6 +102,10 @@ TEST(TrackerConfig, BrokenFilesAreRefusedClearly) {
   // A complex key (found by fuzz_tracking_inputs: it threw yaml-cpp's own exception).
   EXPECT_NE(refusal("?  RB :").find("not a name"), std::string::npos);
   EXPECT_NE(refusal("? [a, b]\n: 1\n").find("not a name"), std::string::npos);
+  // Text that is not UTF-8 is named, never echoed raw (#57).
+  EXPECT_NE(refusal("tracker_type: botsort\ntrack_buffer: 3\xFF\n")
+                .find("tracker settings my.yaml: not UTF-8 text: byte 0xFF at line 2, column 16"),
+            std::string::npos);
   try {
     load_tracker_config("botsrt.yaml");
     FAIL() << "a missing file was accepted";

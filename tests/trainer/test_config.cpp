@@ -247,7 +247,10 @@ TEST(Config, CfgFileOverridesDefaults) {
 TEST(Config, BadCfgFilesAreClearErrors) {
   Config c;
   std::string e = error_of([&] { c.apply_file("/nonexistent/cfg.yaml"); });
-  EXPECT_NE(e.find("not found"), std::string::npos) << e;
+  EXPECT_NE(e.find("cfg file '/nonexistent/cfg.yaml' does not exist"), std::string::npos) << e;
+  // A folder is named as one, not as a missing file (#57).
+  e = error_of([&] { c.apply_file(std::filesystem::temp_directory_path().string()); });
+  EXPECT_NE(e.find("is a directory, not a file"), std::string::npos) << e;
   auto bad = write_temp("yolo_cfg_bad.yaml", "epochs: [1, 2\nlr0: 0.1\n");
   e = error_of([&] { c.apply_file(bad.string()); });
   EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;

@@ -103,6 +103,9 @@ TEST(DatasetYaml, Errors) {
   EXPECT_NE(e.find("is not UTF-8 text: byte 0xE9 at line 3, column 12 (offset 27)"),
             std::string::npos)
       << e;
+  // As a Windows editor saves it (#57): a byte-order mark and CRLF line ends are read.
+  write(d.path / "windows.yaml", "\xEF\xBB\xBFtrain: t\r\nval: v\r\nnames: [a, b]\r\n");
+  EXPECT_EQ(yolo::load_dataset_config(d.path / "windows.yaml", d.path).nc, 2);
   // A dataset folder instead of its YAML (libstdc++ would say "Is a directory" mid-read).
   fs::create_directories(d.path / "set");
   write(d.path / "set" / "data.yaml", "train: t\nval: v\nnames: [a]\n");
@@ -126,6 +129,20 @@ TEST(DatasetFiles, ListImagesFromFoldersTxtAndFiles) {
   EXPECT_EQ(from_txt[1], (d.path / "other/c.jpg").lexically_normal());
   EXPECT_EQ(yolo::list_images({d.path / "images/train", d.path / "list.txt"}).size(), 3u);
   EXPECT_THROW(yolo::list_images({d.path / "missing"}), DatasetError);
+  // As a Windows editor saves a list: a byte-order mark and CRLF line ends (#57); a list that is
+  // not UTF-8 names the byte.
+  write(d.path / "windows.txt", "\xEF\xBB\xBF./other/c.jpg\r\nimages/train/a.jpg\r\n");
+  EXPECT_EQ(yolo::list_images({d.path / "windows.txt"}), from_txt);
+  write(d.path / "latin1.txt", "images/train/caf\xE9.jpg\n");
+  try {
+    yolo::list_images({d.path / "latin1.txt"});
+    ADD_FAILURE() << "a list that is not UTF-8 was read";
+  } catch (const DatasetError& e) {
+    EXPECT_NE(std::string(e.what()).find("image list '" + (d.path / "latin1.txt").string() +
+                                         "' is not UTF-8 text: byte 0xE9 at line 1, column 17"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(DatasetFiles, LabelPathRule) {
@@ -241,8 +258,9 @@ TEST(DatasetScan, SkipsBadFilesAndSummarises) {
 }
 
 // A label line with bytes that are not UTF-8 (a Latin-1 editor, a binary file named .txt) skips
-// its image with the bytes written as \xNN, and the cache is still written and reused: the
-// message must be storable, not lose the scan for good.
+// its image with the byte named (value, line, column), and the cache is still written and
+// reused: the message must be storable, not lose the scan for good. What Windows editors write,
+// a byte-order mark and CRLF line ends, is read as any label file (#57).
 TEST(DatasetScan, LabelsThatAreNotUtf8AreReportedAndCached) {
   TempDir d("scan_utf8");
   const fs::path img = d.path / "images" / "train";
@@ -251,11 +269,18 @@ TEST(DatasetScan, LabelsThatAreNotUtf8AreReportedAndCached) {
   write(lbl / "good.txt", "0 0.5 0.5 0.2 0.2\n");
   write_image(img / "latin1.jpg");
   write(lbl / "latin1.txt", "0 0.5 0.5 0.2 0.2\n0 0.5 0.5 0.2 0.2 caf\xE9\n");
+  write_image(img / "windows.jpg");
+  write(lbl / "windows.txt",
+        "\xEF\xBB\xBF"
+        "0 0.5 0.5 0.2 0.2\r\n0 0.2 0.2 0.1 0.1\r\n");
   const auto images = yolo::list_images({img});
   const auto s = yolo::scan_dataset(images, 1, 1);
+  EXPECT_EQ(s.instances, 3) << "good.txt's box and windows.txt's two";
   ASSERT_EQ(s.skipped.size(), 1u);
-  EXPECT_NE(s.skipped[0].reason.find("line 2"), std::string::npos) << s.skipped[0].reason;
-  EXPECT_NE(s.skipped[0].reason.find("caf\\xE9"), std::string::npos) << s.skipped[0].reason;
+  EXPECT_NE(s.skipped[0].reason.find("latin1.txt is not UTF-8 text: byte 0xE9 at line 2, column "
+                                     "22 (offset 39); save it as UTF-8"),
+            std::string::npos)
+      << s.skipped[0].reason;
   EXPECT_TRUE(fs::exists(d.path / "labels" / "train.yolo-edge.cache"));
   const auto again = yolo::scan_dataset(images, 1, 1);
   EXPECT_TRUE(again.from_cache);

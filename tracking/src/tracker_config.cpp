@@ -4,12 +4,13 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "builtin_tracker_yamls.h"
 #include "yolo/core/error.h"
 #include "yolo/core/strings.h"
+#include "yolo/core/text_file.h"
+#include "yolo/core/utf8.h"
 
 namespace yolo::tracking {
 namespace {
@@ -174,6 +175,10 @@ std::vector<std::string> builtin_tracker_names() {
 }
 
 TrackerConfig parse_tracker_config(const std::string& yaml_text, const std::string& source) {
+  // yaml-cpp passes other bytes through, and a message quoting them would echo them raw.
+  if (const auto bad = find_invalid_utf8(yaml_text)) {
+    fail(escape_invalid_utf8(source), "not UTF-8 text: " + describe(*bad) + "; save it as UTF-8");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
@@ -202,11 +207,14 @@ TrackerConfig load_tracker_config(const std::string& name_or_path) {
   // A file the user has wins over a built-in of the same name, as Ultralytics' check_yaml does.
   std::error_code ec;
   if (fs::is_regular_file(name_or_path, ec)) {
-    std::ifstream in(name_or_path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in && !in.eof()) fail(name_or_path, "cannot be read");
-    return parse_tracker_config(text.str(), name_or_path);
+    std::string bytes;
+    try {
+      bytes = read_file_bytes(name_or_path, "the file");
+    } catch (const std::runtime_error& e) {
+      fail(name_or_path, e.what());
+    }
+    // A byte-order mark and CRLF line ends, as editors write them (core/text_file.h).
+    return parse_tracker_config(editor_text(bytes).text, name_or_path);
   }
   if (const char* text = find_builtin(name_or_path)) {
     return parse_tracker_config(text, name_or_path + " (built in)");

@@ -3,11 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "yolo/core/strings.h"
+#include "yolo/core/text_file.h"
 #include "yolo/core/utf8.h"
 #include "yolo/trainer/data/dataset.h"
 
@@ -71,18 +71,12 @@ YAML::Node read_dataset_yaml(const fs::path& yaml) {
                                        ? fmt::format(", e.g. data={}", inside.string())
                                        : std::string(" (a file listing train, val and names)")));
   }
-  std::string text;
-  {
-    std::ifstream in(yaml, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    if (!in) throw DatasetError(fmt::format("dataset YAML '{}' cannot be read", yaml.string()));
-    text = bytes.str();
-  }
   // Class names and paths go into checkpoints, JSON results and plots: UTF-8 only.
-  if (const auto bad = find_invalid_utf8(text)) {
-    throw DatasetError(fmt::format("dataset YAML '{}' is not UTF-8 text: {}; save it as UTF-8",
-                                   yaml.string(), describe(*bad)));
+  std::string text;
+  try {
+    text = read_text_file(yaml, "dataset YAML");
+  } catch (const std::runtime_error& e) {
+    throw DatasetError(e.what());
   }
   YAML::Node root;
   try {
@@ -210,7 +204,12 @@ std::vector<fs::path> list_images(const std::vector<fs::path>& sources) {
         if (it->is_regular_file(ec) && is_image_file(it->path())) out.push_back(it->path());
       }
     } else if (fs::is_regular_file(src, ec) && src.extension() == ".txt") {
-      std::ifstream in(src);
+      std::istringstream in;
+      try {  // a byte-order mark and CRLF line ends as editors write them (core/text_file.h)
+        in.str(read_text_file(src, "image list"));
+      } catch (const std::runtime_error& e) {
+        throw DatasetError(e.what());
+      }
       const fs::path parent = src.parent_path();
       for (std::string line; std::getline(in, line);) {
         while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();

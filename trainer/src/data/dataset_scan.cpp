@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/text_file.h"
 #include "yolo/core/utf8.h"
 #include "yolo/trainer/data/dataset.h"
 
@@ -130,7 +131,15 @@ Checked check_one(const fs::path& image, int nc) {
   const fs::path label = label_path_for(image);
   std::error_code ec;
   if (fs::exists(label, ec)) {
-    LabelParseResult r = parse_label_text(read_file(label), nc);
+    // As editors write it: a byte-order mark and CRLF line ends are fine, other non-UTF-8 bytes
+    // are named (core/text_file.h).
+    const EditorText text = editor_text(read_file(label));
+    if (text.invalid) {
+      c.reason = fmt::format("label {} is not UTF-8 text: {}; save it as UTF-8", label.string(),
+                             describe(*text.invalid));
+      return c;
+    }
+    LabelParseResult r = parse_label_text(text.text, nc);
     if (!r.error.empty()) {
       c.reason = fmt::format("label {} {}", label.string(), r.error);
       return c;

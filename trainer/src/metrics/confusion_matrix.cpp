@@ -1,7 +1,6 @@
 // utils/metrics.py (8.4.190): ConfusionMatrix for the detect task (process_batch, tp_fp, and the
 // column normalisation of plot()).
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -60,13 +59,11 @@ void ConfusionMatrix::process_batch(const std::vector<Prediction>& detections,
                    [&](std::size_t a, std::size_t b) { return -kept[a].conf < -kept[b].conf; });
   std::vector<int> label_match(labels.size(), -1);  // gt_match: the detection per label
   std::vector<bool> detection_matched(kept.size(), false);
+  std::vector<float> column(labels.size());
   for (std::size_t d : candidates) {
-    int best = 0;  // np.argmax: the first maximum, a NaN counting as the maximum
-    for (int l = 1; l < iou.labels && !std::isnan(iou.at(best, static_cast<int>(d))); ++l) {
-      const float v = iou.at(l, static_cast<int>(d));
-      if (std::isnan(v) || v > iou.at(best, static_cast<int>(d))) best = l;
-    }
-    if (!(iou.at(best, static_cast<int>(d)) > iou_threshold)) continue;
+    for (int l = 0; l < iou.labels; ++l) column[l] = iou.at(l, static_cast<int>(d));
+    const std::size_t best = numpy::argmax(column);  // gt_idx = iou[:, det_idx].argmax()
+    if (!(column[best] > iou_threshold)) continue;
     label_match[best] = static_cast<int>(d);
     detection_matched[d] = true;
     std::fill_n(iou.values.begin() + static_cast<std::ptrdiff_t>(best) * iou.predictions,

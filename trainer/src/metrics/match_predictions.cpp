@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "numpy_compat.h"
 #include "yolo/trainer/metrics/metrics.h"
 
 namespace yolo::metrics {
@@ -33,6 +34,7 @@ std::vector<TpRow> match_predictions(const std::vector<int>& pred_classes,
   const auto thresholds = iou_thresholds();
   std::vector<TpRow> claimed(static_cast<std::size_t>(n_labels), TpRow{});  // matched[label][t]
   std::vector<float> column(static_cast<std::size_t>(n_labels));
+  std::vector<float> available(static_cast<std::size_t>(n_labels));
   for (int p = 0; p < n_preds; ++p) {
     // np.flatnonzero((iou >= thresholds.min()).any(0)): predictions, in the given (confidence)
     // order, with some same-class label at IoU >= the lowest threshold.
@@ -43,19 +45,11 @@ std::vector<TpRow> match_predictions(const std::vector<int>& pred_classes,
     }
     if (!candidate) continue;
     for (int t = 0; t < kIouThresholdCount; ++t) {
-      // available = np.where(matched, 0, iou[:, j]); k = available.argmax(0): the first maximum,
-      // a NaN counting as the maximum (the first NaN wins).
-      int k = 0;
-      float best = claimed[0][t] ? 0.0f : column[0];
-      for (int l = 1; l < n_labels && !std::isnan(best); ++l) {
-        const float v = claimed[l][t] ? 0.0f : column[l];
-        if (std::isnan(v) || v > best) {
-          best = v;
-          k = l;
-        }
-      }
+      // available = np.where(matched, 0, iou[:, j]); k = available.argmax(0)
+      for (int l = 0; l < n_labels; ++l) available[l] = claimed[l][t] ? 0.0f : column[l];
+      const std::size_t k = numpy::argmax(available);
       // correct[j] = available[k] >= thresholds; matched[k] |= correct[j]
-      correct[p][t] = best >= thresholds[t];
+      correct[p][t] = available[k] >= thresholds[t];
       claimed[k][t] = claimed[k][t] || correct[p][t];
     }
   }

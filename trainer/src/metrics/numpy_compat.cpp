@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <numeric>
 #include <stdexcept>
 
 namespace yolo::metrics::numpy {
@@ -105,33 +103,6 @@ double trapezoid(const std::vector<double>& y, const std::vector<double>& x) {
     terms[i] = (x[i + 1] - x[i]) * (y[i + 1] + y[i]) / 2.0;
   }
   return sum(terms.data(), terms.size());
-}
-
-std::size_t argmax(const std::vector<double>& v) {
-  std::size_t best = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (std::isnan(v[i])) return i;
-    if (v[i] > v[best]) best = i;
-  }
-  return best;
-}
-
-std::vector<std::size_t> argsort_descending(const std::vector<float>& values) {
-  std::vector<std::size_t> order(values.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
-  std::reverse(order.begin(), order.end());
-  return order;
-}
-
-std::vector<std::size_t> unique_first_indices(const std::vector<int>& keys) {
-  std::map<int, std::size_t> first;
-  for (std::size_t i = 0; i < keys.size(); ++i) first.emplace(keys[i], i);
-  std::vector<std::size_t> out;
-  out.reserve(first.size());
-  for (const auto& [key, index] : first) out.push_back(index);
-  return out;
 }
 
 }  // namespace yolo::metrics::numpy

@@ -3,6 +3,7 @@
 // point operations. Private to the metrics unit.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -35,17 +36,15 @@ double mean(const std::vector<double>& v);
 // np.trapz / np.trapezoid(y, x): sum of (x[i+1] - x[i]) * (y[i+1] + y[i]) / 2.0.
 double trapezoid(const std::vector<double>& y, const std::vector<double>& x);
 
-// np.argmax: the first maximum; a NaN counts as the maximum (the first NaN wins).
-std::size_t argmax(const std::vector<double>& v);
-
-// values.argsort()[::-1]: indices by value, descending. NumPy sorts arrays of up to 16 elements by
-// insertion sort, which is stable, and the reversal then puts equal values in reverse index
-// order; this does that for any length (for longer arrays NumPy's introsort, or its SIMD sorts on
-// AVX-512 machines, leave the order of exact ties unspecified).
-std::vector<std::size_t> argsort_descending(const std::vector<float>& values);
-
-// np.unique(keys, return_index=True)[1]: for each distinct key, ascending, the index of its first
-// occurrence.
-std::vector<std::size_t> unique_first_indices(const std::vector<int>& keys);
+// np.argmax: the first maximum; a NaN counts as the maximum (the first NaN wins). 0 when empty.
+template <typename T>
+std::size_t argmax(const std::vector<T>& v) {
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (std::isnan(v[i])) return i;
+    if (v[i] > v[best]) best = i;
+  }
+  return best;
+}
 
 }  // namespace yolo::metrics::numpy

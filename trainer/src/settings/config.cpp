@@ -5,12 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "yolo/core/strings.h"
-#include "yolo/core/utf8.h"
+#include "yolo/core/text_file.h"
 
 namespace yolo {
 
@@ -332,14 +331,11 @@ void Config::apply_text_overrides(
 }
 
 void Config::apply_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in) throw ConfigError(fmt::format("cfg='{}': file not found or unreadable", path));
-  const std::string text = bytes.str();
-  if (const auto bad = find_invalid_utf8(text)) {
-    throw ConfigError(
-        fmt::format("cfg='{}' is not UTF-8 text: {}; save it as UTF-8", path, describe(*bad)));
+  std::string text;
+  try {  // one reading of text files (core/text_file.h): UTF-8, a byte-order mark, CRLF
+    text = read_text_file(path, "cfg file");
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(e.what());
   }
   YAML::Node root;
   try {
