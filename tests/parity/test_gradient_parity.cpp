@@ -27,6 +27,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -79,6 +80,47 @@ std::pair<torch::Tensor, torch::Tensor> loader_batch(const fs::path& dir) {
   yolo::Batch b = *loader.next();
   const torch::Tensor keep = b.targets.select(1, 0) < 7;
   return {b.images, b.targets.index({keep})};
+}
+
+// What the oracle is given besides our weights.
+struct OracleCase {
+  std::string yaml;
+  int64_t nc, epochs, updates;
+  torch::Tensor images, targets;
+  bool fp16;
+};
+
+// The case for the oracle (our weights by name, the batch, the targets, the autocast) in `file`,
+// as tools/parity/ultralytics_gradients.py reads it.
+void write_oracle_case(yolo::DetectionModelImpl& model, const OracleCase& c, const fs::path& file) {
+  c10::Dict<std::string, torch::Tensor> state;
+  for (const auto& p : model.named_parameters()) state.insert(p.key(), p.value().detach());
+  for (const auto& b : model.named_buffers()) state.insert(b.key(), b.value().detach());
+  c10::impl::GenericDict case_dict(c10::StringType::get(), c10::AnyType::get());
+  case_dict.insert("yaml", c.yaml);
+  case_dict.insert("nc", c.nc);
+  case_dict.insert("epochs", c.epochs);
+  case_dict.insert("updates", c.updates);
+  case_dict.insert("state", state);
+  case_dict.insert("images", c.images);
+  case_dict.insert("targets", c.targets);
+  case_dict.insert("autocast", std::string(c.fp16 ? "float16" : ""));
+  const std::vector<char> bytes = torch::pickle_save(c10::IValue(case_dict));
+  std::ofstream(file, std::ios::binary).write(bytes.data(), static_cast<long>(bytes.size()));
+}
+
+// Ultralytics' loss, its terms and its gradients on the case in `case_file` (the oracle's log in
+// dir/oracle.log); none when the oracle failed.
+std::optional<c10::impl::GenericDict> run_oracle(const fs::path& case_file, const fs::path& dir) {
+  const fs::path out_file = dir / "ultralytics.pt";
+  const std::string cmd = std::string(YOLO_TEST_PYTHON) + " " + YOLO_SOURCE_DIR +
+                          "/tools/parity/ultralytics_gradients.py " + case_file.string() + " " +
+                          out_file.string() + " > " + (dir / "oracle.log").string() + " 2>&1";
+  if (std::system(cmd.c_str()) != 0) return std::nullopt;
+  std::ifstream in(out_file, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+  return torch::pickle_load(bytes).toGenericDict();
 }
 
 // (architecture, optimiser steps fitted to the batch before comparing, the batch): 0 steps
@@ -218,24 +260,8 @@ TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
     opt.zero_grad();
   }
 
-  // The case for the oracle: our weights by name, the batch, the targets.
-  c10::Dict<std::string, torch::Tensor> state;
-  for (const auto& p : model->named_parameters()) state.insert(p.key(), p.value().detach());
-  for (const auto& b : model->named_buffers()) state.insert(b.key(), b.value().detach());
-  c10::impl::GenericDict case_dict(c10::StringType::get(), c10::AnyType::get());
-  case_dict.insert("yaml", yaml);
-  case_dict.insert("nc", nc);
-  case_dict.insert("epochs", epochs);
-  case_dict.insert("updates", updates);
-  case_dict.insert("state", state);
-  case_dict.insert("images", images);
-  case_dict.insert("targets", batch_targets);
-  case_dict.insert("autocast", std::string(fp16 ? "float16" : ""));
-  const fs::path case_file = tmp.path / "case.pt", out_file = tmp.path / "ultralytics.pt";
-  {
-    const std::vector<char> bytes = torch::pickle_save(c10::IValue(case_dict));
-    std::ofstream(case_file, std::ios::binary).write(bytes.data(), static_cast<long>(bytes.size()));
-  }
+  const fs::path case_file = tmp.path / "case.pt";
+  write_oracle_case(*model, {yaml, nc, epochs, updates, images, batch_targets, fp16}, case_file);
 
   // Ours, on the same batch (the model's BatchNorm in training mode, as in training), as the
   // trainer's step runs it: the forward pass under autocast, the loss in FP32 (outputs_in_fp32).
@@ -247,16 +273,10 @@ TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
   const yolo::LossOutput ours = loss_of(yolo::outputs_in_fp32(head));
   ours.total.backward();
 
-  const std::string cmd = std::string(YOLO_TEST_PYTHON) + " " + YOLO_SOURCE_DIR +
-                          "/tools/parity/ultralytics_gradients.py " + case_file.string() + " " +
-                          out_file.string() + " > " + (tmp.path / "oracle.log").string() + " 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0)
-      << "the oracle failed: " << yolo::testing::read_file(tmp.path / "oracle.log");
-  std::ifstream in(out_file, std::ios::binary);
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
-                                std::istreambuf_iterator<char>());
-  const c10::IValue reference = torch::pickle_load(bytes);
-  const auto ref = reference.toGenericDict();
+  const std::optional<c10::impl::GenericDict> reference = run_oracle(case_file, tmp.path);
+  ASSERT_TRUE(reference) << "the oracle failed: "
+                         << yolo::testing::read_file(tmp.path / "oracle.log");
+  const c10::impl::GenericDict& ref = *reference;
   const std::vector<double> theirs =
       loss_terms(ref.at("total").toTensor(), ref.at("items").toTensor());
   const std::vector<double> mine = loss_terms(ours.total, ours.items);
