@@ -21,6 +21,19 @@ size_t process_threads() {
   return n;
 }
 
+// Threads of this process once the count holds still: workers of a thread that ended just before
+// (an earlier test's) leave asynchronously, and counting one of them would make `before` too big.
+size_t settled_process_threads() {
+  size_t last = process_threads();
+  for (int held = 0, i = 0; held < 10 && i < 400; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const size_t now = process_threads();
+    held = now == last ? held + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
 // An op big enough that LibTorch splits it over its intra-op threads (its grain is 32768).
 void parallel_op() {
   at::Tensor t = at::ones({1 << 22});
@@ -38,7 +51,7 @@ TEST(SerialTorchOps, ParallelOpsStartNoWorkerThreadsWhileItLives) {
   if (!openmp_backend()) GTEST_SKIP() << "LibTorch's intra-op backend is not OpenMP here";
   at::set_num_threads(2);
   std::thread([] {
-    const size_t before = process_threads();
+    const size_t before = settled_process_threads();
     {
       const yolo::SerialTorchOps serial;
       EXPECT_TRUE(serial.active());
@@ -63,7 +76,7 @@ TEST(RunOnOwnThread, WorkersStartedThereEndWithIt) {
   if (!openmp_backend()) GTEST_SKIP() << "LibTorch's intra-op backend is not OpenMP here";
   at::set_num_threads(2);
   std::thread([] {  // a fresh thread with no workers yet stands for the caller
-    const size_t before = process_threads();
+    const size_t before = settled_process_threads();
     yolo::run_on_own_thread([] { parallel_op(); });
     // libgomp's workers leave as their thread's key destructor runs; give them a moment.
     for (int i = 0; i < 200 && process_threads() > before; ++i)
