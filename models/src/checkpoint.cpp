@@ -532,8 +532,13 @@ ModelConfig model_config_from_json(const std::string& json_text, const std::stri
                                    std::optional<int> nc) {
   try {
     json m = json::parse(json_text);
+    // The stored class count is the model's own, not an override of its YAML's to announce.
+    const int stored_nc = m.at("nc").get<int>();
+    if (stored_nc < 1)
+      throw CheckpointError(fmt::format("'{}': {} says nc={}", source, kModelFile, stored_nc));
     ModelConfig cfg = parse_model_config(m.at("yaml").get<std::string>(), m.value("source", source),
-                                         m.value("scale", ""), nc ? *nc : m.at("nc").get<int>());
+                                         m.value("scale", ""), nc);
+    if (!nc) cfg.nc = stored_nc;
     cfg.name = m.value("name", cfg.name);
     return cfg;
   } catch (const json::exception& e) {
@@ -541,7 +546,8 @@ ModelConfig model_config_from_json(const std::string& json_text, const std::stri
   }
 }
 
-std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path) {
+std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path,
+                                                     ModelMetadata* metadata) {
   check_torchscript_file(path);
   torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}, {kWeightsFile, ""}};
   try {
@@ -561,7 +567,9 @@ std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path) {
   auto model = std::make_shared<DetectionModelImpl>(cfg);
   unpickle_state_into(files[kWeightsFile], *model, path);
   if (!files[kMetadataFile].empty()) {
-    model->names = ModelMetadata::from_json_text(files[kMetadataFile], path).names;
+    ModelMetadata meta = ModelMetadata::from_json_text(files[kMetadataFile], path);
+    model->names = meta.names;
+    if (metadata) *metadata = std::move(meta);
   }
   return model;
 }

@@ -15,6 +15,7 @@
 #include "yolo/core/zip_integrity.h"
 #include "yolo/models/nn/conv.h"
 #include "yolo/models/pickle_data.h"
+#include "yolo/models/shape_tracer.h"
 
 namespace yolo {
 namespace fs = std::filesystem;
@@ -473,37 +474,9 @@ std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsChe
 
 LoadedModel load_ultralytics_as_torchscript(const std::string& path, const c10::Device& device,
                                             const std::vector<int64_t>& imgsz) {
-  const UltralyticsCheckpoint ckpt = read_ultralytics_checkpoint(path);
-  auto model = build_ultralytics_model(ckpt);
-  model->eval();
-  ExportOptions options;
-  options.height = imgsz.empty() ? ckpt.imgsz.first : imgsz.front();
-  options.width = imgsz.empty() ? ckpt.imgsz.second : imgsz.back();
-  if (options.height < 32 || options.width < 32 || options.height > kMaxImgsz ||
-      options.width > kMaxImgsz) {
-    throw CheckpointError(fmt::format("'{}': imgsz {}x{} is out of range; give 32 to {}", path,
-                                      options.height, options.width, kMaxImgsz));
-  }
-  options.device = device.str();
-  options.include_weights = false;
-  options.description =
-      fmt::format("Ultralytics {} model from {} (Ultralytics {})", ckpt.config.name,
-                  fs::path(path).filename().string(), ckpt.version.empty() ? "?" : ckpt.version);
-  std::string bytes;
-  try {
-    bytes = TorchScriptExporter(options).serialize(*model);
-  } catch (const c10::Error& e) {
-    // Out of memory on the device, a size the network cannot take: named, not a crash.
-    const std::string what = e.what_without_backtrace();
-    throw CheckpointError(fmt::format("'{}' cannot be traced at {}x{} on {}: {}", path,
-                                      options.height, options.width, device.str(),
-                                      what.substr(0, what.find('\n'))));
-  }
-  LoadedModel loaded = load_torchscript_bytes(bytes, device, path);
-  loaded.metadata.date = ckpt.date.substr(0, 10);
-  loaded.metadata.version = ckpt.version;
-  loaded.metadata.author = "Ultralytics";
-  return loaded;
+  const std::unique_ptr<ShapeTracer> tracer = ShapeTracer::open(path, device);
+  const auto [h, w] = tracer->default_size();
+  return tracer->trace(imgsz.empty() ? h : imgsz.front(), imgsz.empty() ? w : imgsz.back());
 }
 
 }  // namespace yolo

@@ -48,11 +48,13 @@ class PredictRun {
     std::vector<cv::Mat> images;
     for (const Frame& f : batch) images.push_back(f.image);
     StageTimes t;
-    std::vector<ImageDetections> dets = detect_images(engine_, images, nms_, &t);
+    std::vector<ImageDetections> dets = detect_images(engine_, images, nms_, &t, o_.rect);
     report.preprocess_ms += t.preprocess_ms;
     report.inference_ms += t.inference_ms;
     report.postprocess_ms += t.postprocess_ms;
     largest_batch_ = std::max(largest_batch_, batch.size());
+    last_shape_ = {static_cast<int64_t>(batch.size()), engine_.metadata().channels,
+                   dets.front().transform.out_height, dets.front().transform.out_width};
     for (size_t i = 0; i < batch.size(); ++i) {
       const Frame& f = batch[i];
       FrameResult r;
@@ -67,8 +69,8 @@ class PredictRun {
           detections_from_rows(rows.data_ptr<float>(), rows.size(0), engine_.metadata().names);
       if (trackers_) r.detections = track(f, r.detections);
       if (o_.verbose) {
-        fmt::print("{}{}x{} {}, {:.1f}ms\n", frame_prefix(f), engine_.input_height(),
-                   engine_.input_width(), summarize_detections(r.detections), t.inference_ms);
+        fmt::print("{}{}x{} {}, {:.1f}ms\n", frame_prefix(f), dets[i].transform.out_height,
+                   dets[i].transform.out_width, summarize_detections(r.detections), t.inference_ms);
         std::fflush(stdout);
       }
       if (saving()) saver(report).add(f, r);
@@ -92,6 +94,8 @@ class PredictRun {
   }
 
   size_t largest_batch() const { return largest_batch_; }
+  // The last batch's input shape, as Ultralytics' speed line shows it.
+  const std::vector<int64_t>& last_shape() const { return last_shape_; }
 
  private:
   bool saving() const { return o_.save || o_.save_txt || o_.save_crop; }
@@ -152,6 +156,7 @@ class PredictRun {
   NmsOptions nms_;
   std::optional<predict::PredictionSaver> saver_;
   size_t largest_batch_ = 0;
+  std::vector<int64_t> last_shape_;
   std::optional<tracking::StreamTrackers> trackers_;
   int tracked_input_ = 0;  // the input (Frame::item) the files' tracker is following
 };
@@ -164,8 +169,15 @@ PredictReport run_predict(const PredictOptions& o, const std::atomic<bool>* stop
   eo.half = o.half;
   eo.bf16 = o.bf16;
   eo.imgsz.assign(o.imgsz.begin(), o.imgsz.end());  // a .pt is traced at it
+  eo.rect = o.rect;
   Engine engine(o.model, eo);
   spdlog::info("inference: {}", engine.precision());
+  if (o.rect && !engine.rect()) {
+    spdlog::info(
+        "{} is a fixed-shape export: every image runs at {}x{} (rectangular inference needs a "
+        ".pt or a yolo-trainer training checkpoint)",
+        o.model, engine.input_height(), engine.input_width());
+  }
   const ModelMetadata& meta = engine.metadata();
   warn_if_traced_head_differs(meta.end2end, o.nms_setting, o.model);
   for (int c : o.nms.classes) {
@@ -174,7 +186,8 @@ PredictReport run_predict(const PredictOptions& o, const std::atomic<bool>* stop
     throw UsageError(fmt::format("classes: {} is not a class of {} (it has {}); use these ids", c,
                                  o.model, known));
   }
-  if (!o.imgsz.empty() && (o.imgsz.front() != meta.imgsz[0] || o.imgsz.back() != meta.imgsz[1])) {
+  if (!engine.rect() && !o.imgsz.empty() &&
+      (o.imgsz.front() != meta.imgsz[0] || o.imgsz.back() != meta.imgsz[1])) {
     spdlog::warn("imgsz={} ignored: {} runs at its exported size {}x{}", fmt::join(o.imgsz, ","),
                  o.model, meta.imgsz[0], meta.imgsz[1]);
   }
@@ -204,8 +217,8 @@ PredictReport run_predict(const PredictOptions& o, const std::atomic<bool>* stop
     fmt::print(
         "Speed: {:.1f}ms preprocess, {:.1f}ms inference, {:.1f}ms postprocess per image at "
         "shape ({}, {}, {}, {})\n",
-        report.preprocess_ms, report.inference_ms, report.postprocess_ms,
-        std::min<int64_t>(o.batch, report.frames), meta.channels, meta.imgsz[0], meta.imgsz[1]);
+        report.preprocess_ms, report.inference_ms, report.postprocess_ms, run.last_shape()[0],
+        run.last_shape()[1], run.last_shape()[2], run.last_shape()[3]);
   }
   if (!report.save_dir.empty()) {
     fmt::print("Results saved to {}\n", report.save_dir.string());

@@ -2,6 +2,7 @@
 
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "yolo/core/stopwatch.h"
@@ -11,14 +12,17 @@
 namespace yolo {
 
 std::vector<ImageDetections> detect_images(Engine& engine, const std::vector<cv::Mat>& images,
-                                           const NmsOptions& nms, StageTimes* times) {
+                                           const NmsOptions& nms, StageTimes* times, bool rect) {
   using Clock = std::chrono::steady_clock;
   if (times) *times = {};
   if (images.empty()) return {};
   const bool gpu = engine.device().is_cuda();
 
   auto t0 = Clock::now();
-  const LetterboxOptions lb = engine.letterbox_options();
+  const bool same_size = std::all_of(images.begin(), images.end(), [&](const cv::Mat& m) {
+    return m.size() == images.front().size();
+  });
+  const LetterboxOptions lb = engine.letterbox_options(rect && same_size);
   std::vector<cv::Mat> boxed;
   std::vector<ImageDetections> out(images.size());
   for (size_t i = 0; i < images.size(); ++i) {
@@ -26,6 +30,8 @@ std::vector<ImageDetections> detect_images(Engine& engine, const std::vector<cv:
   }
   const torch::Tensor input = images_to_tensor(boxed, gpu);
   if (times) times->preprocess_ms = ms_since(t0);
+  // A size seen for the first time is traced and prepared here, outside the timed inference.
+  if (lb.auto_stride) engine.prepare_shape(input.size(2), input.size(3));
 
   t0 = Clock::now();
   const torch::Tensor raw = engine.forward_in_traced_batches(input);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "as_ultralytics.h"
@@ -65,7 +66,15 @@ fs::path real_photos_dataset(const fs::path& dir) {
   return dir / "data.yaml";
 }
 
-class RealPhotos : public ::testing::TestWithParam<int> {
+// imgsz, and whether both sides run their default rect=True (else rect=False on both).
+using SizeAndRect = std::tuple<int, bool>;
+
+// Our command line's rect setting: nothing for the default, rect=False for the square.
+std::string our_rect(bool rect) {
+  return rect ? "" : " rect=False";
+}
+
+class RealPhotos : public ::testing::TestWithParam<SizeAndRect> {
  protected:
   static void SetUpTestSuite() {
     if (!yolo::parity::oracle_available() || !assets_present()) return;
@@ -89,21 +98,22 @@ fs::path RealPhotos::data_;
 // The same metrics from the same predictions: mAP50 and mAP50-95 within 0.002 (our table prints
 // three significant digits, as Ultralytics' does), P and R as printed.
 TEST_P(RealPhotos, ValEqualsUltralyticsVal) {
-  const int imgsz = GetParam();
-  const std::string run = "val" + std::to_string(imgsz);
-  const yolo::parity::ValRow ours = yolo::parity::val_row(trainer(
-      "val model=" + asset("yolo11n.pt").string() + " data=" + data_.string() +
-      " imgsz=" + std::to_string(imgsz) + " batch=8 plots=False exist_ok=True project=" +
-      (dir_->path / "ours").string() + " name=" + run + yolo::testing::kAsUltralyticsInference));
-  const nlohmann::json theirs =
-      yolo::parity::oracle_json("ultralytics_val.py '" + asset("yolo11n.pt").string() + "' '" +
-                                    data_.string() + "' " + std::to_string(imgsz),
-                                dir_->path);
+  const auto [imgsz, rect] = GetParam();
+  const std::string run = "val" + std::to_string(imgsz) + (rect ? "_rect" : "");
+  const yolo::parity::ValRow ours = yolo::parity::val_row(
+      trainer("val model=" + asset("yolo11n.pt").string() + " data=" + data_.string() +
+              " imgsz=" + std::to_string(imgsz) +
+              " batch=8 plots=False exist_ok=True project=" + (dir_->path / "ours").string() +
+              " name=" + run + our_rect(rect) + yolo::testing::kAsUltralyticsInference));
+  const nlohmann::json theirs = yolo::parity::oracle_json(
+      "ultralytics_val.py '" + asset("yolo11n.pt").string() + "' '" + data_.string() + "' " +
+          std::to_string(imgsz) + (rect ? " 1" : " 0"),
+      dir_->path);
   ASSERT_TRUE(theirs.is_object()) << "the oracle's val failed";
   std::printf(
-      "imgsz %d: mAP50 %.3f vs %.4f, mAP50-95 %.3f vs %.4f, P %.3f vs %.4f, R %.3f vs "
+      "imgsz %d rect=%d: mAP50 %.3f vs %.4f, mAP50-95 %.3f vs %.4f, P %.3f vs %.4f, R %.3f vs "
       "%.4f (ours vs Ultralytics)\n",
-      imgsz, ours.map50, theirs["map50"].get<double>(), ours.map, theirs["map"].get<double>(),
+      imgsz, rect, ours.map50, theirs["map50"].get<double>(), ours.map, theirs["map"].get<double>(),
       ours.p, theirs["p"].get<double>(), ours.r, theirs["r"].get<double>());
   EXPECT_EQ(ours.instances, theirs["instances"].get<int>());
   EXPECT_GT(theirs["map50"].get<double>(), 0.5) << "the model must detect for this to compare";
@@ -117,18 +127,25 @@ TEST_P(RealPhotos, ValEqualsUltralyticsVal) {
 // 0.95, confidence within 0.01) and of ours one of theirs, at validation's low threshold, where
 // boxes are many and weak.
 TEST_P(RealPhotos, PredictionsEqualUltralyticsBothWays) {
-  const int imgsz = GetParam();
+  const auto [imgsz, rect] = GetParam();
   const fs::path images = data_.parent_path() / "images" / "val";
-  const std::string name = "predict" + std::to_string(imgsz);
+  const std::string name = "predict" + std::to_string(imgsz) + (rect ? "_rect" : "");
   const nlohmann::json theirs = yolo::parity::oracle_json(
       "ultralytics_pt.py predict '" + asset("yolo11n.pt").string() + "' '" + images.string() +
-          "' " + std::to_string(imgsz) + " 0.05 False",
+          "' " + std::to_string(imgsz) + " 0.05 " + (rect ? "True" : "False"),
       dir_->path);
   ASSERT_TRUE(theirs.is_object()) << "the oracle's predict failed";
-  trainer("predict model=" + asset("yolo11n.pt").string() + " source=" + images.string() +
-          " conf=0.05 imgsz=" + std::to_string(imgsz) + yolo::testing::kAsUltralyticsInference +
-          " save=False save_txt=True save_conf=True exist_ok=True project=" +
-          (dir_->path / "ours").string() + " name=" + name);
+  const std::string ours =
+      trainer("predict model=" + asset("yolo11n.pt").string() + " source=" + images.string() +
+              " conf=0.05 imgsz=" + std::to_string(imgsz) + our_rect(rect) +
+              yolo::testing::kAsUltralyticsInference +
+              " save=False save_txt=True save_conf=True exist_ok=True project=" +
+              (dir_->path / "ours").string() + " name=" + name);
+  // The log shows each image's input shape, as Ultralytics' does: bus.jpg (810x1080) runs at
+  // 640x480 with rect at 640, at 640x640 without.
+  const std::string bus_shape =
+      imgsz == 640 ? (rect ? "640x480" : "640x640") : (rect ? "320x256" : "320x320");
+  EXPECT_NE(ours.find("bus.jpg: " + bus_shape + " "), std::string::npos) << ours;
   int their_boxes = 0, our_boxes = 0, theirs_found = 0, ours_found = 0;
   for (const auto& [stem, rows] : theirs["images"].items()) {
     const std::vector<LabelBox> want = yolo::parity::label_boxes(rows);
@@ -139,13 +156,15 @@ TEST_P(RealPhotos, PredictionsEqualUltralyticsBothWays) {
     theirs_found += yolo::parity::count_matched(want, have, 0.95, 0.01);
     ours_found += yolo::parity::count_matched(have, want, 0.95, 0.01);
   }
-  std::printf("imgsz %d: %d of Ultralytics' %d boxes found in ours, %d of our %d in theirs\n",
-              imgsz, theirs_found, their_boxes, ours_found, our_boxes);
+  std::printf(
+      "imgsz %d rect=%d: %d of Ultralytics' %d boxes found in ours, %d of our %d in theirs\n",
+      imgsz, rect, theirs_found, their_boxes, ours_found, our_boxes);
   EXPECT_GE(their_boxes, 20) << "too few boxes to compare";
   EXPECT_GE(theirs_found * 100, their_boxes * 99);
   EXPECT_GE(ours_found * 100, our_boxes * 99);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, RealPhotos, ::testing::Values(320, 640));
+INSTANTIATE_TEST_SUITE_P(SizesAndLetterboxes, RealPhotos,
+                         ::testing::Combine(::testing::Values(320, 640), ::testing::Bool()));
 
 }  // namespace

@@ -143,10 +143,10 @@ TEST_P(UltralyticsPtParity, NetworkOutputEqualsUltralyticsFromEveryFileItWrites)
 int compare_predictions(const fs::path& pt, const fs::path& images, int imgsz,
                         const std::string& conf, const fs::path& out) {
   fs::create_directories(out.parent_path());
-  const nlohmann::json theirs =
-      yolo::parity::oracle_json("ultralytics_pt.py predict '" + pt.string() + "' '" +
-                                    images.string() + "' " + std::to_string(imgsz) + " " + conf,
-                                out.parent_path());
+  const nlohmann::json theirs = yolo::parity::oracle_json(
+      "ultralytics_pt.py predict '" + pt.string() + "' '" + images.string() + "' " +
+          std::to_string(imgsz) + " " + conf + " 1",  // Ultralytics' default for a .pt: rect
+      out.parent_path());
   EXPECT_TRUE(theirs.is_object()) << "the oracle's predict failed";
   if (!theirs.is_object()) return 0;
   // FP32 as Ultralytics runs on a CPU (bf16 accuracy is tested on its own).
@@ -188,7 +188,7 @@ TEST_P(UltralyticsPtParity, ValEqualsUltralyticsValOfTheSameFile) {
                        yolo::testing::kAsUltralyticsInference));
   const nlohmann::json theirs =
       yolo::parity::oracle_json("ultralytics_val.py '" + r.best.string() + "' '" + data().string() +
-                                    "' " + std::to_string(kImgsz),
+                                    "' " + std::to_string(kImgsz) + " 1",  // its default: rect
                                 dir());
   ASSERT_TRUE(theirs.is_object()) << "the oracle's val failed";
   EXPECT_NEAR(map50, theirs["map50"].get<double>(), 0.005);
@@ -244,7 +244,7 @@ TEST(UltralyticsPtParityTrained, ValAndPredictionsOfAWorkingDetector) {
                        yolo::testing::kAsUltralyticsInference));
   const nlohmann::json theirs =
       yolo::parity::oracle_json("ultralytics_val.py '" + pt.string() + "' '" + yaml.string() +
-                                    "' " + std::to_string(yolo::testing::kShapesImgsz),
+                                    "' " + std::to_string(yolo::testing::kShapesImgsz) + " 1",
                                 tmp.path);
   ASSERT_TRUE(theirs.is_object()) << "the oracle's val failed";
   EXPECT_GT(theirs["map50"].get<double>(), 0.8) << "the detector must work for this to compare";

@@ -42,10 +42,12 @@ TEST(ValParity, SameWeightsSameImagesSameMetrics) {
   fs::copy_file(shapes.model, model);
 
   // Both sides in FP32, as Ultralytics runs on a CPU: BF16 moves P and R at the max-F1 point.
-  const yolo::parity::ValRow a =
-      yolo::parity::val_row(trainer("val model=" + model.string() + " data=" + yaml.string() +
-                                    " batch=8 plots=False project=" + (tmp.path / "val").string() +
-                                    yolo::testing::kAsUltralyticsInference));
+  // Both square: Ultralytics validates a TorchScript file square, while ours, a training
+  // checkpoint, would take rectangular batches by default.
+  const yolo::parity::ValRow a = yolo::parity::val_row(
+      trainer("val model=" + model.string() + " data=" + yaml.string() +
+              " batch=8 rect=False plots=False project=" + (tmp.path / "val").string() +
+              yolo::testing::kAsUltralyticsInference));
   const nlohmann::json b =
       yolo::parity::oracle_json("ultralytics_val.py '" + model.string() + "' '" + yaml.string() +
                                     "' " + std::to_string(yolo::testing::kShapesImgsz),

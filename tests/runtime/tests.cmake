@@ -8,6 +8,7 @@ target_include_directories(test_device_preprocess PRIVATE ${PROJECT_SOURCE_DIR}/
 yolo_add_test(NAME test_postprocess LABEL unit SOURCES ${_dir}/test_postprocess.cpp
   LIBS yolo_runtime)
 yolo_add_test(NAME test_engine LABEL unit SOURCES ${_dir}/test_engine.cpp LIBS yolo_runtime)
+yolo_add_test(NAME test_engine_rect LABEL unit SOURCES ${_dir}/test_engine_rect.cpp LIBS yolo_runtime)
 yolo_add_test(NAME test_batcher LABEL unit SOURCES ${_dir}/test_batcher.cpp LIBS yolo_runtime)
 # BF16 autocast keeps a trained detector's validation mAP within 0.005 of FP32 (uses the shapes
 # detector the pipeline tests train once per build folder).

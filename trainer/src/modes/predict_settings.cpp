@@ -87,6 +87,7 @@ PredictOptions predict_options_from_config(const Config& cfg, const std::string&
   o.exist_ok = cfg.get_bool("exist_ok");
   o.verbose = cfg.get_bool("verbose");
   if (const ImageSize imgsz = imgsz_setting(cfg); imgsz.given) o.imgsz = {imgsz.h, imgsz.w};
+  o.rect = rect_inference_setting(cfg);
   return o;
 }
 

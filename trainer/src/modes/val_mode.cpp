@@ -30,20 +30,25 @@ std::unique_ptr<Engine> load_val_engine(const Config& cfg, const SelectedDevice&
   const InferencePrecision precision = precision_setting(cfg, eopts.device);
   eopts.half = precision.half;
   eopts.bf16 = precision.bf16;
-  const ImageSize imgsz = imgsz_setting(cfg);
-  if (imgsz.given) eopts.imgsz = {imgsz.h, imgsz.w};  // a .pt is traced at it
+  eopts.rect = rect_inference_setting(cfg);
+  if (imgsz_setting(cfg).given) eopts.imgsz = {square_imgsz_setting(cfg, "val")};  // traced at it
   auto engine = std::make_unique<Engine>(model_path, eopts);
   spdlog::info("inference: {}", engine->precision());
   const ModelMetadata& meta = engine->metadata();
   warn_if_traced_head_differs(meta.end2end, cfg.get_optional_bool("nms"), model_path);
-  // A traced TorchScript model runs at its traced size: square letterbox (Ultralytics sets
-  // rect=False for non-PyTorch models) and batches of the traced batch size.
+  // A fixed-shape export runs at its traced size: square letterbox (Ultralytics sets rect=False
+  // for exported models) and batches of the traced batch size.
   if (meta.imgsz[0] != meta.imgsz[1])
     throw ConfigError(fmt::format("{} was exported at {}x{}; val needs a square export", model_path,
                                   meta.imgsz[0], meta.imgsz[1]));
-  if (imgsz.given && (imgsz.h != meta.imgsz[0] || imgsz.w != meta.imgsz[1]))
-    spdlog::warn("imgsz={} ignored: {} runs at its exported size {}", imgsz.h, model_path,
-                 meta.imgsz[0]);
+  if (eopts.rect && !engine->rect())
+    spdlog::info(
+        "{} is a fixed-shape export: validation runs square at {}x{} (rectangular batches "
+        "need a .pt or a yolo-trainer training checkpoint)",
+        model_path, meta.imgsz[0], meta.imgsz[1]);
+  if (!engine->rect() && !eopts.imgsz.empty() && eopts.imgsz.front() != meta.imgsz[0])
+    spdlog::warn("imgsz={} ignored: {} runs at its exported size {}", eopts.imgsz.front(),
+                 model_path, meta.imgsz[0]);
   return engine;
 }
 
@@ -118,7 +123,7 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   lo.workers = std::max(1, static_cast<int>(cfg.get_int("workers")));
   lo.augment = false;
   lo.shuffle = false;
-  lo.rect = false;
+  lo.rect = engine->rect() && rect_inference_setting(cfg);  // Ultralytics' rect batches
   lo.stride = static_cast<int>(meta.stride);
   DataLoader loader(data.scan.images, lo);
 

@@ -10,6 +10,10 @@
 
 namespace yolo {
 
+bool rect_inference_setting(const Config& cfg) {
+  return cfg.was_set("rect") ? cfg.get_bool("rect") : true;
+}
+
 ImageSize imgsz_setting(const Config& cfg) {
   std::vector<long long> v = cfg.get_int_list("imgsz");
   if (v.size() == 1) v.push_back(v[0]);

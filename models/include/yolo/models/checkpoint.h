@@ -115,8 +115,10 @@ LoadedModel load_torchscript(const std::string& path, const c10::Device& device,
 std::shared_ptr<DetectionModelImpl> clone_model(const DetectionModelImpl& model);
 
 // Rebuilds the eager, unfused model from one of our checkpoints (yolo/model.json +
-// yolo/weights.pkl); throws CheckpointError for files without them.
-std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path);
+// yolo/weights.pkl); throws CheckpointError for files without them. `metadata`, when given,
+// receives the file's config.txt.
+std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path,
+                                                     ModelMetadata* metadata = nullptr);
 
 struct ImportReport {
   int matched = 0;          // eager tensors filled from the file

@@ -2,9 +2,10 @@
 // source (frame_source.h) through the runtime's Engine pipeline -- letterbox to the model's traced
 // size, forward, NMS (multi_label off), boxes mapped to the source frame -- and saves what was
 // asked under runs/detect/predict, predict2, ... (see docs/predict.md):
-//   image 1/5 /data/a.jpg: 640x640 2 rectangles, 1 ellipse, 12.3ms
-//   Speed: 1.2ms preprocess, 12.3ms inference, 0.8ms postprocess per image at shape (1, 3, 640,
-//   640) Results saved to runs/detect/predict
+//   image 1/5 /data/a.jpg: 480x640 2 rectangles, 1 ellipse, 12.3ms
+//   Speed: 1.2ms preprocess, 12.3ms inference, 0.8ms postprocess per image at shape (1, 3, 480,
+//   640)
+//   Results saved to runs/detect/predict
 #pragma once
 
 #include <atomic>
@@ -39,8 +40,12 @@ struct PredictOptions {
   std::string name;              // run folder name; empty: predict (then predict2, ...)
   bool exist_ok = false;         // reuse an existing run folder
   bool verbose = true;           // one line per frame on stdout
-  // As given: a .pt is traced at it; a TorchScript file runs at its traced size (with a warning).
+  // As given: a .pt or training checkpoint is traced at it; a fixed-shape export runs at its
+  // traced size (with a warning).
   std::vector<long long> imgsz;
+  // Ultralytics' rect: each image letterboxed to its minimal stride-multiple rectangle (a batch of
+  // one size; mixed sizes stay square) where the model runs any size (Engine::rect()).
+  bool rect = true;
   std::optional<bool>
       nms_setting;  // nms= as given, only to warn when the file's traced head differs
   // `track`: the tracker's settings; the detections become its confirmed tracks, with ids

@@ -9,11 +9,17 @@
 // itself, and BF16 autocast covers only what it does not fuse. docs/benchmarks.md has each
 // lever's speed-up and its effect on mAP. On a GPU, with gpu_graphs, each input shape's pass is
 // captured once as a CUDA/HIP graph and replayed. Input size, class names, stride and the
-// end-to-end flag come from the file's metadata. All methods are thread-safe; forward passes are
-// serialised, which is what one model instance on one device does anyway (the dynamic batcher is
-// the way to share an engine between many callers). LibTorch only: frames reach it through
-// preprocess_frames() (device_preprocess.h) or, from OpenCV images, through detect_images()
-// (image_detect.h, the OpenCV edge).
+// end-to-end flag come from the file's metadata.
+//
+// Rectangular inputs (Ultralytics' rect): a file that carries its network (an Ultralytics .pt,
+// a yolo-trainer training checkpoint) also runs at any other stride-multiple size; each new
+// shape is traced and prepared like the first (freeze, fusion, prepacking, warm-up) on its first
+// use or through prepare_shape(), and kept (the least recently used beyond kMaxExtraShapes is
+// dropped). A fixed-shape export runs at its traced size only (rect() is false). All methods are
+// thread-safe; forward passes are serialised, which is what one model instance on one device does
+// anyway (the dynamic batcher is the way to share an engine between many callers). LibTorch only:
+// frames reach it through preprocess_frames() (device_preprocess.h) or, from OpenCV images, through
+// detect_images() (image_detect.h, the OpenCV edge).
 #pragma once
 
 #include <torch/script.h>
@@ -31,7 +37,8 @@
 
 namespace yolo {
 
-class GpuGraph;  // runtime/src/gpu_graph.h
+class GpuGraph;     // runtime/src/gpu_graph.h
+class ShapeTracer;  // yolo/models/shape_tracer.h
 
 struct EngineOptions {
   std::string device = "cpu";  // torch device string: "cpu", "cuda:0" (ROCm GPUs too)
@@ -56,15 +63,20 @@ struct EngineOptions {
   // fails runs op by op, with a warning. Off by default until a GPU run has measured it
   // (tools/gpu-check.sh runs its test and its benchmark rows).
   bool gpu_graphs = false;
-  // Models built at load (an Ultralytics .pt) are traced at this [h, w] (or [s]); empty = the
-  // size they were trained at. A TorchScript file keeps the size it was traced at.
+  // Models that can be traced again (an Ultralytics .pt; with `rect`, a training checkpoint) are
+  // traced at this [h, w] (or [s]); empty = the size they were trained at. A fixed-shape export
+  // keeps the size it was traced at.
   std::vector<int64_t> imgsz;
+  // Accept other input sizes where the file allows it (rect()); false: only the traced size, and
+  // the file is read once.
+  bool rect = true;
 };
 
 class Engine {
  public:
   // Throws CheckpointError for unusable files and std::invalid_argument for bad options.
   Engine(const std::string& model_path, const EngineOptions& options);
+  ~Engine();
 
   const ModelMetadata& metadata() const { return metadata_; }
   const c10::Device& device() const { return device_; }
@@ -77,22 +89,35 @@ class Engine {
   // when that layout is used.
   std::string precision() const;
 
+  // Whether inputs of other stride-multiple sizes than input_height() x input_width() run.
+  bool rect() const { return tracer_ != nullptr; }
+
   // Raw model output for (B, channels, H, W) float input in [0, 1] (any device; moved here):
   // (B, 4+nc, A) or, end-to-end, (B, K, 6), on the engine's device. Throws
-  // std::invalid_argument when the shape does not fit the model.
+  // std::invalid_argument when the shape does not fit the model (another size without rect(),
+  // a size that is not a stride multiple).
   torch::Tensor forward(const torch::Tensor& input);
   // forward() for a batch of any size, run in chunks of the batch the model was exported with
   // (its metadata's `batch`), the last chunk padded with copies of its first image and the
   // padding's outputs dropped: what a model whose graph fixed its batch at export needs.
   torch::Tensor forward_in_traced_batches(const torch::Tensor& input);
 
-  // The letterbox this model's input needs (its size and stride, Ultralytics' defaults).
-  LetterboxOptions letterbox_options() const;
+  // The letterbox this model's input needs (its size and stride, Ultralytics' defaults). With
+  // `rect` and rect(): the minimal stride-multiple rectangle (Ultralytics' LetterBox(auto=True)).
+  LetterboxOptions letterbox_options(bool rect = false) const;
+
+  // Traces and prepares the forward pass at height x width now rather than on the first input of
+  // that size (a stream whose frame size is known). Throws as forward() does for a size it cannot
+  // run.
+  void prepare_shape(int64_t height, int64_t width);
+  // The input sizes ([h, w]) prepared now, the traced size first.
+  std::vector<std::vector<int64_t>> prepared_shapes() const;
 
   // Input shapes whose forward pass runs as a replayed GPU graph.
   int gpu_graphs_captured() const;
 
-  static constexpr int kGraphWarmupRuns = 3;  // plain runs of a shape before its capture
+  static constexpr int kGraphWarmupRuns = 3;    // plain runs of a shape before its capture
+  static constexpr size_t kMaxExtraShapes = 8;  // prepared sizes kept besides the traced one
 
  private:
   std::string path_;
@@ -101,9 +126,17 @@ class Engine {
   bool bf16_ = false;  // resolved from options_.bf16 and the CPU
   // Whether the forward pass runs under BF16 autocast: with bf16_, unless the fused graph
   // computes in BF16 by itself (bf16_without_autocast in cpu_conv_fusion.h).
-  bool autocast_ = false;
+  bool autocast_ = false;  // the traced size's; precision() reports it
   ModelMetadata metadata_;
-  torch::jit::Module module_;
+  // One input size's forward pass, ready to run.
+  struct ShapeModule {
+    torch::jit::Module module;
+    bool autocast = false;  // runs under BF16 autocast (see autocast_)
+    uint64_t last_use = 0;
+  };
+  std::map<std::pair<int64_t, int64_t>, ShapeModule> shapes_;  // (h, w); the traced size's stays
+  uint64_t uses_ = 0;
+  std::unique_ptr<ShapeTracer> tracer_;  // null: a fixed-shape file
   mutable std::mutex mutex_;
   // Per input shape: plain runs so far, then its graph (null: the capture failed).
   struct ShapeGraph {
@@ -113,10 +146,17 @@ class Engine {
   };
   std::map<std::vector<int64_t>, ShapeGraph> graphs_;
 
-  torch::Tensor example_input() const;   // zeros at the model's exported batch and input size
-  void warm_up(const torch::Tensor& x);  // forward(x), turning autocast_ on if it must
-  torch::Tensor run_module(const torch::Tensor& x);       // under mutex_
-  void fuse_convolutions(const std::string& model_path);  // cpu_conv_fusion.h on module_
+  // Zeros at the model's exported batch, at height x width, on the device.
+  torch::Tensor example_input(int64_t height, int64_t width) const;
+  // Half, layout, freezing, fusion and warm-up of one size's module.
+  ShapeModule prepare(torch::jit::Module module, int64_t height, int64_t width);
+  void fuse_convolutions(ShapeModule& m, int64_t height, int64_t width);  // cpu_conv_fusion.h
+  void warm_up(ShapeModule& m, const torch::Tensor& x);  // a run, turning autocast on if it must
+  // The module for this input size, prepared if new (under mutex_); throws std::invalid_argument
+  // for a size it cannot run.
+  ShapeModule& module_for(int64_t height, int64_t width);
+  void check_input(const torch::Tensor& input) const;
+  torch::Tensor run_module(ShapeModule& m, const torch::Tensor& x);  // under mutex_
 };
 
 }  // namespace yolo

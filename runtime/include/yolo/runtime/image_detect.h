@@ -26,9 +26,13 @@ struct StageTimes {
 };
 
 // Letterbox + forward + postprocess for 8-bit BGR images of any sizes, as one batch (run in
-// chunks of the model's exported batch: Engine::forward_in_traced_batches). With `times`, each
-// stage is timed; on a GPU the inference time then waits for the device's queued work.
+// chunks of the model's exported batch: Engine::forward_in_traced_batches). With `rect`, images
+// of one size on an engine that runs any size (Engine::rect()) are letterboxed to their minimal
+// stride-multiple rectangle, as Ultralytics' predictor does for a .pt (a batch of mixed sizes
+// stays square, as there). With `times`, each stage is timed; on a GPU the inference time then
+// waits for the device's queued work.
 std::vector<ImageDetections> detect_images(Engine& engine, const std::vector<cv::Mat>& bgr_images,
-                                           const NmsOptions& nms, StageTimes* times = nullptr);
+                                           const NmsOptions& nms, StageTimes* times = nullptr,
+                                           bool rect = false);
 
 }  // namespace yolo

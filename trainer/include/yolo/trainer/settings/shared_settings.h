@@ -26,6 +26,10 @@ ImageSize imgsz_setting(const Config& cfg);
 // side with a warning, as Ultralytics' check_imgsz(max_dim=1) does.
 int64_t square_imgsz_setting(const Config& cfg, const std::string& mode);
 
+// rect= for val and predict: as given, else true (Ultralytics' val and predict default to
+// rectangles; training's default is false).
+bool rect_inference_setting(const Config& cfg);
+
 // conf=, or `when_empty` (kPredictConf for predict, kValConf for val) when it is left empty.
 double conf_setting(const Config& cfg, double when_empty);
 
