@@ -19,6 +19,7 @@ struct ElementSettings {
   unsigned max_detections = kMaxDet;        // 1..kMaxDetections per frame
   std::string classes;                      // "" = all; comma-separated ids and/or names
   bool half = false;                        // FP16 (GPU devices only)
+  bool rect = true;                         // the stream's minimal stride-multiple rectangle
   std::string bf16 = "auto";                // BF16 autocast on the CPU: auto, true or false
   unsigned batch_size = 1;                  // 1..kMaxBatch frames per model call
   unsigned batch_timeout_us = 5000;         // 0..kMaxBatchTimeoutUs, wait for a batch to fill

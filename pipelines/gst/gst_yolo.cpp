@@ -40,6 +40,7 @@ enum {
   PROP_MAX_DETECTIONS,
   PROP_CLASSES,
   PROP_HALF,
+  PROP_RECT,
   PROP_BF16,
   PROP_BATCH_SIZE,
   PROP_BATCH_TIMEOUT,
@@ -108,6 +109,9 @@ bool apply_property(ElementSettings& s, guint id, const GValue* value) {
       break;
     case PROP_HALF:
       s.half = g_value_get_boolean(value);
+      break;
+    case PROP_RECT:
+      s.rect = g_value_get_boolean(value);
       break;
     case PROP_BF16:
       s.bf16 = string_or_empty(value);
@@ -200,6 +204,9 @@ void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
       break;
     case PROP_HALF:
       g_value_set_boolean(value, s.half);
+      break;
+    case PROP_RECT:
+      g_value_set_boolean(value, s.rect);
       break;
     case PROP_BF16:
       g_value_set_string(value, s.bf16.c_str());
@@ -387,6 +394,14 @@ void install_model_properties(GObjectClass* object_class) {
       object_class, PROP_HALF,
       g_param_spec_boolean("half", "Half precision", "Run the model in FP16 (GPU devices only)",
                            d.half, kReady));
+  g_object_class_install_property(
+      object_class, PROP_RECT,
+      g_param_spec_boolean(
+          "rect", "Rectangular input",
+          "Letterbox the stream's frames to their smallest stride-multiple rectangle (1920x1080 "
+          "at 640: 640x384) where the model runs any size (a .pt or a training checkpoint; a "
+          "fixed-shape export stays square), as Ultralytics' rect; false: the square input",
+          d.rect, kReady));
   g_object_class_install_property(
       object_class, PROP_BF16,
       g_param_spec_string("bf16", "BF16 autocast",

@@ -84,8 +84,7 @@ std::shared_ptr<Engine> ModelInstance::engine() const {
 std::shared_ptr<Engine> ModelInstance::engine_for(const torch::Tensor& batch) const {
   std::lock_guard<std::mutex> lock(engine_mutex_);
   const auto fits = [&](const std::shared_ptr<Engine>& e) {
-    return e && batch.dim() == 4 && batch.size(2) == e->input_height() &&
-           batch.size(3) == e->input_width();
+    return e && batch.dim() == 4 && e->accepts(batch.size(2), batch.size(3));
   };
   if (!fits(engine_) && fits(previous_)) return previous_;
   return engine_;

@@ -286,10 +286,9 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
     }
     // The current model decides the input size; after a hot swap it may differ.
     p.engine = model_->engine();
-    preprocess_.letterbox.height = static_cast<int>(p.engine->input_height());
-    preprocess_.letterbox.width = static_cast<int>(p.engine->input_width());
-    preprocess_.letterbox.stride = static_cast<int>(p.engine->metadata().stride);
+    preprocess_.letterbox = p.engine->letterbox_options(s.rect);
     try {
+      prepare_input_shape(p.engine);
       const SerialTorchOps serial;  // the cores belong to the batcher's thread (the model)
       PreprocessedBatch batch =
           preprocess_frames({frame_view_of(mapped.frame, format_)}, preprocess_);
@@ -309,6 +308,22 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   }
   cv_.notify_all();
   return GST_FLOW_OK;
+}
+
+void YoloLogic::prepare_input_shape(const std::shared_ptr<Engine>& engine) {
+  const LetterboxTransform t = compute_letterbox(info_.height, info_.width, preprocess_.letterbox);
+  if (prepared_engine_.lock() == engine &&
+      prepared_size_ == std::make_pair(t.out_height, t.out_width))
+    return;
+  // A new size is traced and prepared here, once, rather than on the batcher's thread where
+  // every stream sharing the model would wait for it.
+  if (t.out_height != engine->input_height() || t.out_width != engine->input_width())
+    engine->prepare_shape(t.out_height, t.out_width);
+  prepared_engine_ = engine;
+  prepared_size_ = {t.out_height, t.out_width};
+  GST_INFO_OBJECT(element_, "stream '%s': %dx%d frames run at a %dx%d input (%s)",
+                  stream_id_.c_str(), info_.width, info_.height, t.out_width, t.out_height,
+                  preprocess_.letterbox.auto_stride ? "rect" : "square");
 }
 
 bool YoloLogic::drain() {

@@ -128,6 +128,9 @@ class YoloLogic {
   // Offers publishing to a yolotracker downstream (result_publisher.h), before the first push.
   void offer_publishing(const ElementSettings& s);
   NmsOptions nms_options(const ElementSettings& s, const std::map<int, std::string>& names) const;
+  // Makes the engine ready for this stream's input size (its frame size letterboxed with
+  // preprocess_.letterbox) before the first frame of that size reaches the batcher.
+  void prepare_input_shape(const std::shared_ptr<Engine>& engine);
   // Leaves the model instance (the last element to leave frees it).
   void release_model();
 
@@ -150,6 +153,9 @@ class YoloLogic {
   PixelFormat format_ = PixelFormat::kBGR;
   DevicePreprocessOptions preprocess_;
   bool have_caps_ = false;
+  // The engine and input size last prepared for this stream (prepare_input_shape()).
+  std::weak_ptr<Engine> prepared_engine_;
+  std::pair<int, int> prepared_size_{0, 0};
 
   // The queue between the streaming thread and the output thread.
   mutable std::mutex mutex_;

@@ -91,19 +91,32 @@ void DynamicBatcher::worker() {
       work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
       // Wait for a full batch, but never longer than batch_timeout after the oldest arrival.
+      // A batch holds frames of one shape (streams of other frame sizes get other rectangular
+      // inputs): the oldest frame's, the others of that shape in arrival order.
       const auto deadline = queue_.front().arrived + opts_.batch_timeout;
+      const auto same_shape = [this](const Item& i) {
+        return i.input.sizes() == queue_.front().input.sizes();
+      };
       work_cv_.wait_until(lock, deadline, [&] {
-        return stopping_ || flush_requested_ || queue_.size() >= max_batch;
+        return stopping_ || flush_requested_ ||
+               static_cast<size_t>(std::count_if(queue_.begin(), queue_.end(), same_shape)) >=
+                   max_batch;
       });
       if (stopping_) return;
-      flush_requested_ = false;
-      const size_t n = std::min(max_batch, queue_.size());
-      for (size_t i = 0; i < n; ++i) {
-        batch.push_back(std::move(queue_.front()));
-        queue_.pop_front();
+      const at::IntArrayRef shape = queue_.front().input.sizes();
+      const std::vector<int64_t> batch_shape(shape.begin(), shape.end());
+      for (auto it = queue_.begin(); it != queue_.end() && batch.size() < max_batch;) {
+        if (it->input.sizes() != at::IntArrayRef(batch_shape)) {
+          ++it;
+          continue;
+        }
+        batch.push_back(std::move(*it));
+        it = queue_.erase(it);
         auto p = producers_.find(batch.back().producer);
         if (p != producers_.end()) --p->second.stats.queued;
       }
+      // A flush runs every waiting frame: frames of other shapes go in the next batches.
+      flush_requested_ = flush_requested_ && !queue_.empty();
     }
     space_cv_.notify_all();
 

@@ -140,12 +140,16 @@ std::string Engine::precision() const {
   return std::string(arithmetic) + (options_.channels_last ? ", channels-last" : "");
 }
 
+bool Engine::accepts(int64_t height, int64_t width) const {
+  if (height == input_height() && width == input_width()) return true;
+  return rect() && height >= metadata_.stride && width >= metadata_.stride &&
+         height % metadata_.stride == 0 && width % metadata_.stride == 0;
+}
+
 void Engine::check_input(const torch::Tensor& input) const {
-  const bool fits =
-      input.dim() == 4 && input.size(1) == metadata_.channels &&
-      ((input.size(2) == input_height() && input.size(3) == input_width()) ||
-       (rect() && input.size(2) % metadata_.stride == 0 && input.size(3) % metadata_.stride == 0));
-  if (fits) return;
+  if (input.dim() == 4 && input.size(1) == metadata_.channels &&
+      accepts(input.size(2), input.size(3)))
+    return;
   if (rect()) {
     throw std::invalid_argument(fmt::format(
         "'{}' takes input (B, {}, H, W) with H and W multiples of its stride {} but got [{}]; "

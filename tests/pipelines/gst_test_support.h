@@ -39,13 +39,16 @@ class GstEnvironment : public ::testing::Environment {
 };
 
 // An untrained model with `nc` classes named first_name, first_name+1, ... (a, b, c by default)
-// exported at h x w (cached per shape and names).
+// exported at h x w (cached per shape and names): a fixed-shape export, or with `checkpoint` a
+// training checkpoint (it carries its weights, so it runs rectangular inputs too).
 inline std::filesystem::path tiny_model(const std::string& yaml = "yolov8n.yaml", int h = 64,
-                                        int w = 64, int nc = 3, char first_name = 'a') {
+                                        int w = 64, int nc = 3, char first_name = 'a',
+                                        bool checkpoint = false) {
   namespace fs = std::filesystem;
-  const fs::path path = fs::path(YOLO_BINARY_DIR) / "test-models" /
-                        (yaml + "-" + std::to_string(h) + "x" + std::to_string(w) + "-nc" +
-                         std::to_string(nc) + std::string(1, first_name) + ".torchscript");
+  const fs::path path =
+      fs::path(YOLO_BINARY_DIR) / "test-models" /
+      (yaml + "-" + std::to_string(h) + "x" + std::to_string(w) + "-nc" + std::to_string(nc) +
+       std::string(1, first_name) + (checkpoint ? ".pt" : ".torchscript"));
   if (fs::exists(path)) return path;
   torch::manual_seed(3);
   auto model = yolo::build_model(yaml, nc);
@@ -53,7 +56,7 @@ inline std::filesystem::path tiny_model(const std::string& yaml = "yolov8n.yaml"
   yolo::ExportOptions o;
   o.height = h;
   o.width = w;
-  o.include_weights = false;
+  o.include_weights = checkpoint;
   yolo::export_torchscript(*model, o, path);
   return path;
 }

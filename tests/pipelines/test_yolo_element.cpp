@@ -58,6 +58,40 @@ guint64 stat(const Harness& h, const char* field) {
   return v;
 }
 
+// The engine's detections of `frame` (conf 0, 20 boxes), as detect_images gives them.
+torch::Tensor engine_boxes(yolo::Engine& engine, const cv::Mat& frame, bool rect) {
+  yolo::NmsOptions nms;
+  nms.conf = 0;
+  nms.max_det = 20;
+  return yolo::detect_images(engine, {frame}, nms, nullptr, rect).front().boxes;
+}
+
+// The element's ROI metas (sorted) are the engine's boxes rounded outwards to whole pixels.
+void expect_engine_boxes(const std::vector<Detection>& got, const torch::Tensor& boxes) {
+  ASSERT_EQ(static_cast<size_t>(boxes.size(0)), got.size());
+  std::vector<Detection> want;
+  for (int64_t i = 0; i < boxes.size(0); ++i) {
+    auto r = boxes[i];
+    Detection d;
+    d.x1 = std::floor(r[0].item<float>());
+    d.y1 = std::floor(r[1].item<float>());
+    d.x2 = std::ceil(r[2].item<float>());
+    d.y2 = std::ceil(r[3].item<float>());
+    d.confidence = r[4].item<float>();
+    d.class_id = static_cast<int>(r[5].item<float>());
+    want.push_back(d);
+  }
+  want = sorted(want);
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].x1, want[i].x1);
+    EXPECT_EQ(got[i].y1, want[i].y1);
+    EXPECT_EQ(got[i].x2, want[i].x2);
+    EXPECT_EQ(got[i].y2, want[i].y2);
+    EXPECT_NEAR(got[i].confidence, want[i].confidence, 1e-5);
+    EXPECT_EQ(got[i].class_id, want[i].class_id);
+  }
+}
+
 }  // namespace
 
 TEST(YoloElement, EveryFormatNegotiatesAndGetsDetectionsInsideTheFrame) {
@@ -100,32 +134,38 @@ TEST(YoloElement, RoiMetasAreTheEnginesBoxesInFramePixels) {
   std::vector<Detection> got = sorted(yolo::gst::read_roi_metas(out.get()));
 
   yolo::Engine engine(yolo::testing::tiny_model().string(), {});
-  yolo::NmsOptions nms;
-  nms.conf = 0;
-  nms.max_det = 20;
-  const torch::Tensor boxes = yolo::detect_images(engine, {frame}, nms).front().boxes;
-  ASSERT_EQ(static_cast<size_t>(boxes.size(0)), got.size());
-  std::vector<Detection> want;
-  for (int64_t i = 0; i < boxes.size(0); ++i) {
-    auto r = boxes[i];
-    Detection d;
-    d.x1 = std::floor(r[0].item<float>());
-    d.y1 = std::floor(r[1].item<float>());
-    d.x2 = std::ceil(r[2].item<float>());
-    d.y2 = std::ceil(r[3].item<float>());
-    d.confidence = r[4].item<float>();
-    d.class_id = static_cast<int>(r[5].item<float>());
-    want.push_back(d);
+  expect_engine_boxes(got, engine_boxes(engine, frame, false));
+}
+
+// On a model that runs any size, a 16:9 stream runs at its smallest stride-multiple rectangle
+// (192x108 at 128: 128x96) by default, as detect_images(rect) does, and square with rect=false.
+TEST(YoloElement, ACheckpointRunsEachStreamAtItsOwnRectangle) {
+  const std::string model =
+      yolo::testing::tiny_model("yolov8n.yaml", 128, 128, 3, 'a', /*checkpoint=*/true).string();
+  const int w = 192, h = 108;
+  GstBuffer* in = make_frame("BGR", w, h);
+  cv::Mat frame(h, w, CV_8UC3);
+  gst_buffer_extract(in, 0, frame.data, frame.total() * 3);
+  yolo::Engine engine(model, {});
+  ASSERT_TRUE(engine.rect());
+  const torch::Tensor rect_boxes = engine_boxes(engine, frame, true);
+  const torch::Tensor square_boxes = engine_boxes(engine, frame, false);
+  ASSERT_EQ(engine.prepared_shapes().size(), 2u) << "128x128 and 96x128";
+  ASSERT_FALSE(rect_boxes.sizes() == square_boxes.sizes() && rect_boxes.equal(square_boxes))
+      << "the two inputs must give boxes that tell them apart";
+  for (const bool rect : {true, false}) {
+    SCOPED_TRACE(rect ? "rect" : "square");
+    Harness hs(gst_harness_new_parse(
+        ("yolo model=" + model +
+         " conf-threshold=0 max-detections=20 rect=" + (rect ? "true" : "false"))
+            .c_str()));
+    gst_harness_set_src_caps_str(hs.get(), caps_string("BGR", w, h).c_str());
+    ASSERT_EQ(gst_harness_push(hs.get(), gst_buffer_copy(in)), GST_FLOW_OK);
+    Buffer out(gst_harness_pull(hs.get()));
+    expect_engine_boxes(sorted(yolo::gst::read_roi_metas(out.get())),
+                        rect ? rect_boxes : square_boxes);
   }
-  want = sorted(want);
-  for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(got[i].x1, want[i].x1);
-    EXPECT_EQ(got[i].y1, want[i].y1);
-    EXPECT_EQ(got[i].x2, want[i].x2);
-    EXPECT_EQ(got[i].y2, want[i].y2);
-    EXPECT_NEAR(got[i].confidence, want[i].confidence, 1e-5);
-    EXPECT_EQ(got[i].class_id, want[i].class_id);
-  }
+  gst_buffer_unref(in);
 }
 
 TEST(YoloElement, PaddedRowsFromVideoMetaGiveTheSameDetections) {

@@ -233,3 +233,41 @@ TEST(Batcher, DestructionReleasesBlockedProducersAndQueuedFrames) {
   } catch (const yolo::FrameDropped&) {  // dropped: allowed
   }
 }
+
+// Streams of other frame sizes get other rectangular inputs: a batch holds one shape (the oldest
+// frame's, then that shape's others in arrival order), and every frame still gets its own row.
+TEST(Batcher, BatchesHoldFramesOfOneShape) {
+  std::vector<std::vector<int64_t>> shapes;
+  std::mutex m;
+  BatcherOptions o;
+  o.max_batch = 3;
+  o.batch_timeout = 10s;  // full batches or the flush below run them
+  DynamicBatcher b(
+      [&](const torch::Tensor& x) {
+        std::lock_guard<std::mutex> l(m);
+        shapes.push_back(x.sizes().vec());
+        return x.flatten(1).sum(1);  // one row per frame, whatever its shape
+      },
+      o);
+  const int wide = b.add_producer("wide", QueueFullPolicy::kBlock);
+  const int tall = b.add_producer("tall", QueueFullPolicy::kBlock);
+  std::vector<std::future<torch::Tensor>> fs;
+  std::vector<float> want;
+  for (int i = 0; i < 4; ++i) {
+    fs.push_back(b.submit(wide, torch::full({2, 3}, float(i))));
+    want.push_back(6.0f * i);
+    fs.push_back(b.submit(tall, torch::full({3, 1}, float(10 + i))));
+    want.push_back(3.0f * (10 + i));
+  }
+  b.flush();
+  for (size_t i = 0; i < fs.size(); ++i) EXPECT_FLOAT_EQ(fs[i].get().item<float>(), want[i]) << i;
+  std::lock_guard<std::mutex> l(m);
+  int64_t frames = 0;
+  for (const auto& s : shapes) {
+    ASSERT_EQ(s.size(), 3u);
+    EXPECT_LE(s[0], 3);
+    EXPECT_TRUE((s[1] == 2 && s[2] == 3) || (s[1] == 3 && s[2] == 1));
+    frames += s[0];
+  }
+  EXPECT_EQ(frames, 8);
+}

@@ -71,8 +71,9 @@ class DynamicBatcher {
   // come and go stay small; its queued frames fail with FrameDropped. No submit() of this
   // producer may be running or start afterwards. Unknown ids are ignored.
   void remove_producer(int producer);
-  // input: one frame (no batch dimension), the same shape for every producer. The future gives
-  // that frame's output row, or throws FrameDropped / the model's error.
+  // input: one frame (no batch dimension). Frames of one shape are batched together (streams
+  // whose frame sizes give other rectangular inputs run in batches of their own). The future
+  // gives that frame's output row, or throws FrameDropped / the model's error.
   std::future<torch::Tensor> submit(int producer, torch::Tensor input);
 
   // Runs the frames waiting now without waiting for the batch to fill or for batch_timeout (a

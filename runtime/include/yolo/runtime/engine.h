@@ -91,6 +91,8 @@ class Engine {
 
   // Whether inputs of other stride-multiple sizes than input_height() x input_width() run.
   bool rect() const { return tracer_ != nullptr; }
+  // Whether an input of height x width runs (its own size, or with rect() a stride multiple).
+  bool accepts(int64_t height, int64_t width) const;
 
   // Raw model output for (B, channels, H, W) float input in [0, 1] (any device; moved here):
   // (B, 4+nc, A) or, end-to-end, (B, K, 6), on the engine's device. Throws
