@@ -21,7 +21,11 @@
 //   (3) tracking: 1 stream `... ! yolo ! fakesink` against `... ! yolo ! yolotracker
 //       tracker=T ! fakesink` for each T and, with --analytics (and --mqtt-url), with
 //       yoloanalytics (and yolopublish) after ByteTrack, run in alternating rounds (medians),
-//       so that each stage's cost is told apart from the machine's drift.
+//       so that each stage's cost is told apart from the machine's drift;
+//   (4) rect (--rect-rounds N > 0): 1 stream through `yolo rect=false` (the square input)
+//       against `yolo rect=true` (the frame's smallest stride-multiple rectangle: 640x384 for
+//       a 16:9 video at 640), in N alternating rounds, on an untrained training checkpoint at
+//       --imgsz (a fixed-shape export runs square only) or on --model.
 // frames/s counts every stream's frames; the ratio is against (1), and in (3) against the
 // untracked pipeline.
 #include <fmt/format.h>
@@ -58,7 +62,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 struct Args {
-  int imgsz = 320, frames = 150, rounds = 3;
+  int imgsz = 320, frames = 150, rounds = 3, rect_rounds = 0;
   float conf = 0.25f;
   std::vector<int> streams = {1, 4};
   std::vector<std::string> trackers = {"bytetrack.yaml", "botsort.yaml"};
@@ -91,6 +95,9 @@ Args parse(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--mqtt-url", a.mqtt_url,
                  "with --analytics: adds a row that also publishes every frame (yolopublish)");
+  app.add_option("--rect-rounds", a.rect_rounds,
+                 "alternating rounds of rect=false against rect=true (0: skip them)")
+      ->capture_default_str();
   app.add_option("--rounds", a.rounds, "alternating rounds of the tracking rows (median)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -376,16 +383,42 @@ std::vector<Row> staged_rows(const Args& args, const fs::path& video, const fs::
 
 // An untrained yolov8n exported at --imgsz, on a thread of its own: the main thread must not hold
 // LibTorch's CPU workers while the pipelines run (yolo/core/serial_torch_ops.h).
-fs::path export_untrained(const Args& args) {
-  const fs::path model = args.out / ("yolov8n-" + std::to_string(args.imgsz) + ".torchscript");
+// With `checkpoint`, as the trainer writes it (its weights in: it runs rectangular inputs too).
+fs::path export_untrained(const Args& args, bool checkpoint = false) {
+  const fs::path model =
+      args.out / ("yolov8n-" + std::to_string(args.imgsz) + (checkpoint ? ".pt" : ".torchscript"));
   yolo::run_on_own_thread([&] {
     yolo::ExportOptions eo;
     eo.height = eo.width = args.imgsz;
-    eo.include_weights = false;
+    eo.include_weights = checkpoint;
     torch::manual_seed(0);
     yolo::export_torchscript(*yolo::build_model("yolov8n.yaml", 3), eo, model);
   });
   return model;
+}
+
+// 1 stream through `yolo rect=false` and `yolo rect=true`, alternating; the rect row's ratio is
+// to the square run of the same round.
+std::vector<Row> rect_rows(const Args& args, const fs::path& video, size_t frame_count) {
+  const fs::path model = args.model.empty() ? export_untrained(args, true) : args.model;
+  std::vector<double> fps[2];
+  for (int r = 0; r < args.rect_rounds; ++r) {
+    for (const bool rect : {false, true}) {
+      const double s = run_to_eos(launch(fmt::format(
+          "filesrc location={} ! decodebin ! videoconvert ! yolo model={} conf-threshold={} "
+          "rect={} ! fakesink sync=false",
+          video.string(), model.string(), args.conf, rect ? "true" : "false")));
+      fps[rect].push_back(static_cast<double>(frame_count) / s);
+      fmt::print(stderr, "round {}/{}: rect={} {:.2f} frames/s\n", r + 1, args.rect_rounds, rect,
+                 fps[rect].back());
+    }
+  }
+  std::vector<double> paired;
+  for (int r = 0; r < args.rect_rounds; ++r) paired.push_back(fps[1][r] / fps[0][r]);
+  return {{"1 stream, rect=false (square input)", median(fps[0])},
+          {"1 stream, rect=true (the frame's rectangle)", median(fps[1]), median(paired),
+           *std::min_element(paired.begin(), paired.end()),
+           *std::max_element(paired.begin(), paired.end())}};
 }
 
 // detect_images on the decoded frames, one frame per call, no GStreamer.
@@ -439,6 +472,8 @@ int run(int argc, char** argv) {
   const std::vector<Row> tracking_rows = args.trackers.empty() && args.analytics.empty()
                                              ? std::vector<Row>{}
                                              : staged_rows(args, video, model, frame_count);
+  const std::vector<Row> rect =
+      args.rect_rounds > 0 ? rect_rows(args, video, frame_count) : std::vector<Row>{};
   // Last, and on the main thread: the engine's best case. libgomp lets idle CPU workers spin
   // between ops only while the process holds no more of them than there are cores, counting
   // the main thread; a model on any other thread (the element's batcher) gets parked workers
@@ -470,6 +505,15 @@ int run(int argc, char** argv) {
       fmt::print("| {:<56} | {:>9.2f} | {:>28} | {:>14.2f} |\n", r.what, r.fps,
                  fmt::format("{:.3f}x ({:.3f}-{:.3f})", r.ratio, r.ratio_min, r.ratio_max),
                  1000.0 / r.fps - 1000.0 / tracking_rows[0].fps);
+  }
+  if (!rect.empty()) {
+    fmt::print("\nrect against square ({}x{} frames): medians of {} alternating rounds\n\n",
+               frames.front().cols, frames.front().rows, args.rect_rounds);
+    fmt::print("| {:<56} | {:>9} | {:>28} |\n", "what", "frames/s", "paired ratio, median (range)");
+    fmt::print("|{:-<58}|{:->11}|{:->30}|\n", "", "", "");
+    for (const auto& r : rect)
+      fmt::print("| {:<56} | {:>9.2f} | {:>28} |\n", r.what, r.fps,
+                 fmt::format("{:.3f}x ({:.3f}-{:.3f})", r.ratio, r.ratio_min, r.ratio_max));
   }
   fmt::print("\npeak resident memory of this process (VmHWM): {:.0f} MiB\n", peak_rss_mib());
   return 0;
