@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <regex>
+
+#include "yolo/core/whole_number.h"
 
 namespace yolo {
 using nlohmann::json;
@@ -50,15 +53,25 @@ json maybe_literal(const json& j) {
 }
 
 int64_t to_int(const json& j) {
+  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+    throw std::invalid_argument(fmt::format("{} is too large", j.dump()));
   if (j.is_number_integer()) return j.get<int64_t>();
   if (j.is_number_float()) {
     // A float far outside int64 would be undefined behaviour to convert.
     const double d = j.get<double>();
-    if (!(d >= -1e15 && d <= 1e15) || d != std::floor(d))
+    if (!std::isfinite(d) || d != std::floor(d))
       throw std::invalid_argument(fmt::format("{} is not a whole number", j.dump()));
+    if (!(d >= -1e15 && d <= 1e15))
+      throw std::invalid_argument(fmt::format("{} is too large", j.dump()));
     return static_cast<int64_t>(d);
   }
-  if (j.is_string()) return std::stoll(j.get<std::string>());
+  if (j.is_string()) {
+    const WholeNumber n =
+        read_whole_number(j.get<std::string>(), std::numeric_limits<int64_t>::min(),
+                          std::numeric_limits<int64_t>::max());
+    if (!n.value) throw std::invalid_argument(n.problem);
+    return *n.value;
+  }
   if (j.is_array() && !j.empty()) return to_int(j.back());  // Ultralytics' stride may be a list
   throw std::invalid_argument("not an integer");
 }

@@ -31,6 +31,8 @@ bool YoloPublishLogic::start(const MqttOutputOptions& options, const std::string
   stream_id_ = stream_id;
   have_caps_ = false;
   results_ = frames_ = 0;
+  publishes_detections_ = options.detections_every > 0 || options.detections_on_change;
+  warned_nothing_ = false;
   return true;
 }
 
@@ -57,10 +59,20 @@ GstFlowReturn YoloPublishLogic::process(GstBuffer* buffer) {
   MqttOutput* output = output_.get();  // set before streaming starts, reset after it stops
   if (!output) return GST_FLOW_OK;
   std::string stream_id = stream_id_;
-  if (const auto analytics = read_analytics_meta(buffer)) {
+  const auto analytics = read_analytics_meta(buffer);
+  if (analytics) {
     if (!analytics->stream_id.empty()) stream_id = analytics->stream_id;
     const nlohmann::json events = nlohmann::json::parse(analytics->events, nullptr, false);
     if (events.is_array() && !events.empty()) output->publish_events(stream_id, events);
+  } else if (!publishes_detections_ && !warned_nothing_) {
+    // yoloanalytics marks every frame it saw: a frame without its meta means none is upstream,
+    // and with detections off there is nothing this element will ever send.
+    warned_nothing_ = true;
+    GST_ELEMENT_WARNING(element_, STREAM, FAILED, ("yolopublish has nothing to publish"),
+                        ("no yoloanalytics upstream (its frames carry no events) and "
+                         "detections-every=0: put yoloanalytics before yolopublish, or set "
+                         "detections-every=N (or detections-on-change=true) to publish "
+                         "detections"));
   }
   const std::optional<bool> inferred = inference_mark(buffer);
   if (inferred && !*inferred) return GST_FLOW_OK;

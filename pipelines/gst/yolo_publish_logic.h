@@ -45,6 +45,10 @@ class YoloPublishLogic {
   bool have_caps_ = false;
   uint64_t results_ = 0;  // seq of the published results, from 1
   uint64_t frames_ = 0;   // frame numbers when upstream puts no inference marker
+  // Detections are published (detections-every or detections-on-change); without, only the
+  // events of a yoloanalytics upstream are.
+  bool publishes_detections_ = false;
+  bool warned_nothing_ = false;  // the "nothing to publish" warning, once per start
 };
 
 }  // namespace yolo::gst

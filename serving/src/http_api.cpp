@@ -344,8 +344,16 @@ void Api::no_results(httplib::Response& res, const std::string& id) {
              {{"stream_id", id}});
 }
 
-// Streams without analytics are 404 on both analytics endpoints, with what to configure.
+// Streams without analytics are 404 on both analytics endpoints, with what to configure; a
+// stream the service does not know is 404 as on every other stream endpoint.
 bool Api::has_analytics(httplib::Response& res, const std::string& id) {
+  const bool known = results_.has_stream(id) || (events_ && events_->has_stream(id)) ||
+                     (options_.stream_status && options_.stream_status(id).has_value());
+  if (!known) {
+    send_error(res, 404, fmt::format("unknown stream '{}'", id),
+               fmt::format("GET {}/streams lists the streams", kApiPrefix), {{"stream_id", id}});
+    return false;
+  }
   if (!events_) {
     send_error(res, 404, "this server has no analytics",
                "configure lines or zones for a stream (docs/analytics.md)");

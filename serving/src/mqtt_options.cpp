@@ -1,9 +1,12 @@
 #include "mqtt_options.h"
 
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -22,12 +25,27 @@ constexpr size_t kMaxBufferBytes = 256u * 1024 * 1024;
   throw std::invalid_argument("MQTT publisher: " + what);
 }
 
-// A file option that must name a readable file.
+// A file option that must name a readable file (a folder opens as a stream on Linux, and then
+// reads nothing).
 void check_readable(const std::string& path, const std::string& option, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError("MQTT publisher: " + option + " '" + path + "' is a folder: " + what);
   std::ifstream in(path);
   if (!in) {
     throw UsageError("MQTT publisher: " + option + " '" + path + "' cannot be read: " + what);
   }
+}
+
+// A secret (password, private key) that other users of the machine can read: said once per
+// check, as the docs ask for mode 600.
+void warn_if_readable_by_others(const std::string& path, const std::string& option) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || (st.st_mode & (S_IRWXG | S_IRWXO)) == 0) return;
+  spdlog::warn(
+      "MQTT publisher: {} '{}' can be read by other users of this machine (mode {:o}): "
+      "chmod 600 it, owned by the service's user",
+      option, path, st.st_mode & 0777);
 }
 
 }  // namespace
@@ -46,6 +64,10 @@ std::string default_client_id() {
 }
 
 std::string read_password_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError("MQTT publisher: password_file '" + path +
+                     "' is a folder: give the file that holds the password or token");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw UsageError("MQTT publisher: password_file '" + path +
@@ -86,6 +108,7 @@ CheckedOptions check_options(MqttPublisherOptions o) {
           "password_file is set but username is empty: MQTT sends a password only with a "
           "user name");
     read_password_file(o.password_file);  // fail now rather than at every connection attempt
+    warn_if_readable_by_others(o.password_file, "password_file");
   }
 
   const bool any_tls_file =
@@ -103,9 +126,11 @@ CheckedOptions check_options(MqttPublisherOptions o) {
                    "it empty to trust the system's CA store");
   if (!o.tls.cert_file.empty())
     check_readable(o.tls.cert_file, "tls.cert_file", "give the client certificate (PEM)");
-  if (!o.tls.key_file.empty())
+  if (!o.tls.key_file.empty()) {
     check_readable(o.tls.key_file, "tls.key_file",
                    "give the client certificate's private key (PEM, unencrypted)");
+    warn_if_readable_by_others(o.tls.key_file, "tls.key_file");
+  }
 
   checked.options = std::move(o);
   return checked;

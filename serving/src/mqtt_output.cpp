@@ -49,6 +49,15 @@ std::string signature_of(const FrameResult& r) {
 
 }  // namespace
 
+void check_mqtt_output_options(const MqttOutputOptions& options) {
+  MqttPublisher::check(publisher_options(options));
+  if (const std::string why = mqtt_topic_problem(options.topic); !why.empty())
+    throw std::invalid_argument("mqtt topic '" + options.topic + "' " + why);
+  const std::string device_id = options.device_id.empty() ? host_name() : options.device_id;
+  if (const std::string why = mqtt_device_id_problem(device_id); !why.empty())
+    throw std::invalid_argument("mqtt device id '" + device_id + "' " + why);
+}
+
 MqttOutput::MqttOutput(const MqttOutputOptions& config, MetricsRegistry* metrics)
     : config_(config),
       device_id_(config.device_id.empty() ? host_name() : config.device_id),

@@ -414,6 +414,10 @@ void MqttPublisher::Impl::wait(std::chrono::milliseconds delay) {
   }
 }
 
+void MqttPublisher::check(const MqttPublisherOptions& options) {
+  mqtt_detail::check_options(options);
+}
+
 MqttPublisher::MqttPublisher(MqttPublisherOptions options)
     : impl_(std::make_unique<Impl>(check_options(std::move(options)))) {}
 

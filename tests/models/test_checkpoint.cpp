@@ -211,6 +211,17 @@ TEST(Checkpoint, MetadataVariantsFromUltralytics) {
     EXPECT_THROW(yolo::ModelMetadata::from_json_text(bad, "x"), yolo::CheckpointError) << bad;
   EXPECT_EQ(yolo::ModelMetadata::from_json_text(R"({"imgsz": 320.0})", "x").imgsz,
             (std::vector<int64_t>{320, 320}));
+  // The reason is the real one (#57): too large is not "not a whole number".
+  for (const char* big : {R"({"stride": 1e300})", R"({"stride": "99999999999999999999"})",
+                          R"({"stride": 18446744073709551615})"}) {
+    try {
+      yolo::ModelMetadata::from_json_text(big, "x");
+      ADD_FAILURE() << big;
+    } catch (const yolo::CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("not a whole number"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Checkpoint, BadFilesGiveClearErrors) {

@@ -2,9 +2,13 @@
 // with the nearest valid option, and a missing --config says what to pass. Exit code 2 (usage).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <string>
 
 #include "run_command.h"
+#include "test_files.h"
 
 namespace {
 
@@ -73,4 +77,59 @@ TEST(MonitorCli, ShippedReferenceConfigLacksOnlyItsModel) {
   }
   EXPECT_GT(errors, 0u) << r.output;
   EXPECT_EQ(about_the_model, errors) << r.output;
+}
+
+// --check opens every file the configuration names, as the start does (#57): a tracker file and
+// the MQTT password, CA and key files that do not exist (or are folders) fail the check naming
+// each; a password file other users can read is warned about.
+TEST(MonitorCli, CheckOpensEveryFileTheConfigurationNames) {
+  yolo::testing::TempDir dir("monitor_check_files");
+  const std::string d = dir.path.string();
+  std::filesystem::create_directories(dir.path / "a_folder");
+  const auto check = [&](const std::string& tracker, const std::string& password_file,
+                         const std::string& tls) {
+    const std::string path = d + "/monitor.yaml";
+    yolo::testing::write_file(
+        path, "model: " + d + "/missing.torchscript\n" +
+                  (tracker.empty() ? "" : "tracker: " + tracker + "\n") +
+                  "streams:\n  - {id: cam1, uri: /v.mp4}\noutputs:\n  mqtt:\n    url: " +
+                  (tls.empty() ? "mqtt" : "mqtts") + "://127.0.0.1:1883\n    username: box\n" +
+                  "    password_file: " + password_file + "\n" + tls);
+    return monitor("--config " + path + " --check");
+  };
+  const std::string secret = d + "/password";
+  yolo::testing::write_file(secret, "s3cret\n");
+  ::chmod(secret.c_str(), 0600);
+
+  auto r = check(d + "/missing_tracker.yaml", secret, "");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("missing_tracker.yaml: no such file"), std::string::npos) << r.output;
+
+  r = check("", d + "/missing_password", "");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("outputs.mqtt: MQTT publisher: password_file '" + d +
+                          "/missing_password' cannot be read"),
+            std::string::npos)
+      << r.output;
+
+  r = check("", d + "/a_folder", "");
+  EXPECT_NE(r.output.find("password_file '" + d + "/a_folder' is a folder"), std::string::npos)
+      << r.output;
+
+  ::chmod(secret.c_str(), 0644);
+  r = check("", secret, "    tls: {ca: " + d + "/missing_ca.pem}\n");
+  EXPECT_NE(r.output.find("password_file '" + secret + "' can be read by other users"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("chmod 600"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tls.ca_file '" + d + "/missing_ca.pem' cannot be read"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("s3cret"), std::string::npos) << "never the secret itself";
+
+  ::chmod(secret.c_str(), 0600);
+  r = check("", secret, "");
+  EXPECT_EQ(r.output.find("can be read by other users"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("outputs.mqtt"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("missing.torchscript"), std::string::npos) << "the model still fails";
 }

@@ -224,6 +224,21 @@ batching: {batch_size: 2.5}
   EXPECT_NE(problem_at(problems, "batching.batch_size").find("whole number"), std::string::npos);
 }
 
+// A number too long for 64 bits is out of range like any other value past the limits, not "not
+// a whole number" (#57).
+TEST(MonitorConfig, NumbersTooLargeAreOutOfRange) {
+  for (const std::string big : {"99999999999999999999", "18446744073709551615"}) {
+    const auto problems = problems_of(R"(
+model: /m.torchscript
+streams:
+  - {id: cam1, uri: /v.mp4}
+batching: {batch_size: )" + big + "}\n");
+    const std::string p = problem_at(problems, "batching.batch_size");
+    EXPECT_NE(p.find("is out of range; use"), std::string::npos) << big << ": " << p;
+    EXPECT_EQ(p.find("whole number"), std::string::npos) << p;
+  }
+}
+
 // Files that are not YAML, empty or missing fail with one clear problem.
 TEST(MonitorConfig, UnreadableDocuments) {
   EXPECT_NE(problem_at(problems_of("streams: [unclosed"), "").find("not valid YAML"),

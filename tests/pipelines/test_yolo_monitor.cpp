@@ -518,6 +518,11 @@ TEST(YoloMonitor, LinesAndZonesCountAndPublishEvents) {
   std::printf("counts after the first crossing: %s\n", c.dump().c_str());
   EXPECT_EQ(c["lines"][0]["name"], "gate");
   EXPECT_GE(c["zones"][0]["entries"].get<int>(), 1) << c;
+  EXPECT_FALSE(c.contains("analytics")) << "counting: no state to report" << c;
+  auto listed = client.Get("/api/v1/streams");
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(json::parse(listed->body)["streams"][0]["analytics"]["state"], "counting")
+      << listed->body;
 
   auto res = client.Get("/api/v1/streams/cam/events?since=0");
   ASSERT_TRUE(res);
@@ -545,6 +550,49 @@ TEST(YoloMonitor, LinesAndZonesCountAndPublishEvents) {
   for (std::string line; std::getline(in, line);)
     lines_with_events += json::parse(line).contains("events");
   EXPECT_GE(lines_with_events, 1);
+}
+
+// Analytics whose line lies outside the stream's frames are off, and every place a person reads
+// counts or health says so with the reason (#57): /counts, the stream's /streams entry and
+// /health. The stream itself keeps running.
+TEST(YoloMonitor, AnalyticsThatDoNotFitTheFrameShowAsOff) {
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  if (shapes.video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-monitor-analytics-off";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const int http_port = yolo::testing::free_port();
+  std::ofstream(dir / "monitor.yaml")
+      << "model: " << shapes.model.string() << "\ndevice: cpu\nconf: 0.1\n"
+      << "http: {bind: 127.0.0.1, port: " << http_port << "}\nstate_file: \"\"\n"
+      << "streams:\n  - id: cam\n    uri: " << shapes.video.string() << "\n"
+      << "    lines: [{name: far, points: [[50000, 0], [50000, 100]]}]\n";
+  MonitorProcess monitor(dir / "monitor.yaml", dir / "monitor.log");
+  ASSERT_TRUE(monitor.started());
+  Api api(http_port, "");
+  auto get = [&](const std::string& path) {
+    auto r = api.client().Get(path.c_str());
+    return r && r->status == 200 ? json::parse(r->body) : json();
+  };
+  ASSERT_TRUE(eventually([&] { return get("/api/v1/health").contains("analytics_off"); }, 120s))
+      << get("/api/v1/health").dump() << "\n"
+      << monitor.log();
+  const json health = get("/api/v1/health");
+  EXPECT_NE(health["analytics_off"]["cam"].get<std::string>().find("far"), std::string::npos)
+      << health.dump();
+  const json counts = get("/api/v1/streams/cam/counts");
+  EXPECT_EQ(counts["analytics"]["state"], "off") << counts.dump();
+  EXPECT_FALSE(counts["analytics"]["reason"].get<std::string>().empty()) << counts.dump();
+  const json streams = api.streams();
+  ASSERT_FALSE(streams.is_null());
+  EXPECT_EQ(streams["streams"][0]["analytics"]["state"], "off") << streams.dump();
+  const int64_t frames = streams["streams"][0]["frames"].get<int64_t>();
+  EXPECT_TRUE(eventually(
+      [&] { return api.streams()["streams"][0]["frames"].get<int64_t>() > frames; }, 30s))
+      << "the stream stopped with its analytics";
+  monitor.signal(SIGTERM);
+  EXPECT_EQ(monitor.wait_exit(60s), 0) << monitor.log();
 }
 
 // Four cameras counting and publishing to a real mosquitto (tests/serving's broker): every

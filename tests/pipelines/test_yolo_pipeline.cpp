@@ -521,6 +521,32 @@ TEST(YoloPipeline, GstLaunchPublishesEventsAndDetectionsToMqtt) {
   EXPECT_EQ(static_cast<size_t>(detections), frames);
 }
 
+// yolopublish with nothing to publish (no yoloanalytics upstream, detections-every=0) says so
+// once, as a warning on the bus that gst-launch prints (#57); with detections on it does not.
+TEST(YoloPipeline, PublishWithNothingToPublishWarnsOnce) {
+  if (yolo::synth::synthetic_video_unavailable_reason() != "")
+    GTEST_SKIP() << yolo::synth::synthetic_video_unavailable_reason();
+  if (yolo::testing::mosquitto_binary().empty()) GTEST_SKIP() << "mosquitto is not installed";
+  const auto dir = std::filesystem::path(YOLO_BINARY_DIR) / "test-gst-publish-nothing";
+  std::filesystem::remove_all(dir);
+  yolo::testing::MosquittoTestBroker broker(dir / "broker");
+  broker.start();
+  const std::string head = "filesrc location=" + small_video().string() +
+                           " ! decodebin ! videoconvert ! yolo model=" + model() +
+                           " ! yolopublish url=" + broker.url() + " topic=t device-id=box";
+  auto r = launch(head + " ! fakesink");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  size_t warnings = 0;
+  for (size_t at = r.output.find("nothing to publish"); at != std::string::npos;
+       at = r.output.find("nothing to publish", at + 1))
+    ++warnings;
+  EXPECT_EQ(warnings, 1u) << r.output;
+  EXPECT_NE(r.output.find("detections-every=N"), std::string::npos) << r.output;
+  r = launch(head + " detections-every=1 ! fakesink");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("nothing to publish"), std::string::npos) << r.output;
+}
+
 // yolooverlay draws yoloanalytics' lines and zones: down the line's column (x = 40 of 160, BGRx
 // frames), away from the boxes' edges and the label, the pixels take the line's colour; without
 // the analytics they stay as they were.

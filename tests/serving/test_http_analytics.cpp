@@ -39,6 +39,15 @@ struct Served {
   }
 };
 
+// A stream the service knows: it has a result.
+void add_stream(yolo::ResultsStore& results, const std::string& id) {
+  yolo::FrameResult r;
+  r.stream_id = id;
+  r.width = 320;
+  r.height = 240;
+  results.publish(r);
+}
+
 json crossing(int64_t track) {
   return {{"type", "line_crossed"}, {"line", "door"}, {"track_id", track}, {"direction", "in"}};
 }
@@ -47,7 +56,15 @@ json crossing(int64_t track) {
 
 TEST(HttpAnalytics, CountsAndEvents) {
   Served s(true);
+  // A stream the service does not know is an unknown stream here too, as on /detections (#57).
+  for (const char* endpoint : {"counts", "events"}) {
+    json err = s.get(std::string("/api/v1/streams/cam1/") + endpoint, 404);
+    EXPECT_EQ(err["error"], "unknown stream 'cam1'") << err;
+  }
+  add_stream(s.results, "cam1");
   json err = s.get("/api/v1/streams/cam1/counts", 404);
+  EXPECT_NE(err["error"].get<std::string>().find("has no lines or zones"), std::string::npos)
+      << err;
   EXPECT_NE(err["hint"].get<std::string>().find("lines: or zones:"), std::string::npos) << err;
 
   s.events.set_counts("cam1", {{"lines", {{{"name", "door"}, {"in", 0}, {"out", 0}}}}});
@@ -97,6 +114,7 @@ TEST(HttpAnalytics, CountsAndEvents) {
 
 TEST(HttpAnalytics, WithoutAnalyticsTheEndpointsSaySo) {
   Served s(false);
+  add_stream(s.results, "cam1");
   json err = s.get("/api/v1/streams/cam1/events", 404);
   EXPECT_NE(err["error"].get<std::string>().find("no analytics"), std::string::npos) << err;
   s.get("/api/v1/streams/cam1/counts", 404);

@@ -4,6 +4,7 @@
 // backoff are also checked alone. Tests that need the broker skip when mosquitto is missing.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -450,6 +451,36 @@ TEST(MqttPublisherBroker, SilentListenerTimesOut) {
         << s.last_error;
   }
   ::close(fd);
+}
+
+// A url whose port is a web server, not a broker: the reason says that what answered is not an
+// MQTT listener and what to check, rather than "the broker closed the connection".
+TEST(MqttPublisherBroker, AWebServerOnTheUrlIsNamedAsNotMqtt) {
+  httplib::Server web;
+  web.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("a web page", "text/plain");
+  });
+  // It waits for a request line that MQTT's binary CONNECT never completes, then hangs up: before
+  // the publisher's connect_timeout (3 s), as a web server's own read timeout does.
+  web.set_read_timeout(std::chrono::milliseconds(500));
+  web.set_keep_alive_timeout(1);
+  const int port = web.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serving([&] { web.listen_after_bind(); });
+  ASSERT_TRUE(eventually([&] { return web.is_running(); }, 5s));
+  {
+    MqttPublisher publisher(fast_options("mqtt://127.0.0.1:" + std::to_string(port)));
+    ASSERT_TRUE(eventually([&] { return publisher.stats().reconnects >= 1; }, 5s))
+        << describe(publisher.stats());
+    const std::string e = publisher.stats().last_error;
+    EXPECT_EQ(e.find("the broker closed the connection"), std::string::npos) << e;
+    EXPECT_TRUE(e.find("not MQTT") != std::string::npos ||
+                e.find("without answering MQTT's CONNECT") != std::string::npos)
+        << e;
+    EXPECT_NE(e.find("1883"), std::string::npos) << "names the usual ports: " << e;
+  }
+  web.stop();
+  serving.join();
 }
 
 // ---- against a real mosquitto ------------------------------------------------------------------

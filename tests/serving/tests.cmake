@@ -15,3 +15,4 @@ yolo_add_test(NAME test_mqtt_publisher LABEL integration NO_TORCH TIMEOUT 120
   SOURCES ${_dir}/test_mqtt_publisher.cpp
   LIBS yolo_mqtt PkgConfig::MOSQUITTO)
 target_include_directories(test_mqtt_publisher PRIVATE ${PROJECT_SOURCE_DIR}/serving/src)
+target_link_libraries(test_mqtt_publisher PRIVATE PkgConfig::HTTPLIB)  # a web server on the url

@@ -75,7 +75,15 @@ TEST(TrackerConfig, ValuesOutOfRangeOrOfTheWrongTypeNameTheKey) {
             std::string::npos);
   EXPECT_NE(refusal("tracker_type: botsort\ntrack_buffer: 2.5\n").find("track_buffer"),
             std::string::npos);
-  EXPECT_NE(refusal("tracker_type: botsort\ntrack_buffer: -1\n").find("outside"),
+  EXPECT_NE(refusal("tracker_type: botsort\ntrack_buffer: 2.5\n")
+                .find("track_buffer: '2.5' is not a whole number"),
+            std::string::npos);
+  EXPECT_NE(refusal("tracker_type: botsort\ntrack_buffer: -1\n")
+                .find("track_buffer: -1 is too small (at least 0)"),
+            std::string::npos);
+  // Too many digits: too large, with the range (#57), not "not a whole number".
+  EXPECT_NE(refusal("tracker_type: botsort\ntrack_buffer: 99999999999999999999\n")
+                .find("track_buffer: 99999999999999999999 is too large (at most 1000000)"),
             std::string::npos);
   EXPECT_NE(refusal("tracker_type: botsort\nfuse_score: 1\n")
                 .find("fuse_score: '1' is not True "
@@ -106,6 +114,18 @@ TEST(TrackerConfig, BrokenFilesAreRefusedClearly) {
   EXPECT_NE(refusal("tracker_type: botsort\ntrack_buffer: 3\xFF\n")
                 .find("tracker settings my.yaml: not UTF-8 text: byte 0xFF at line 2, column 16"),
             std::string::npos);
+  // A folder is called a folder, not "no such file" (#57).
+  {
+    yolo::testing::TempDir dir("tracker_folder");
+    try {
+      load_tracker_config(dir.path.string());
+      ADD_FAILURE() << "a folder was accepted";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("is a folder; give a tracker YAML file"),
+                std::string::npos)
+          << e.what();
+    }
+  }
   try {
     load_tracker_config("botsrt.yaml");
     FAIL() << "a missing file was accepted";

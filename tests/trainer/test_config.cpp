@@ -181,6 +181,12 @@ TEST(Config, WrongTypesNameTheKeyAndTheType) {
   EXPECT_NE(e.find("int"), std::string::npos) << e;
   e = error_of([&] { c.set("epochs", yolo::parse_cli_value("2.5")); });
   EXPECT_NE(e.find("whole number"), std::string::npos) << e;
+  // Too many digits for an integer: too large, not "not a whole number" (#57).
+  e = error_of([&] { c.set("epochs", yolo::parse_cli_value("99999999999999999999")); });
+  EXPECT_NE(e.find("it is too large (at most"), std::string::npos) << e;
+  EXPECT_EQ(e.find("whole number"), std::string::npos) << e;
+  e = error_of([&] { c.set("seed", yolo::parse_cli_value("-99999999999999999999")); });
+  EXPECT_NE(e.find("it is too small (at least"), std::string::npos) << e;
   e = error_of([&] { c.set("amp", yolo::parse_cli_value("1")); });
   EXPECT_NE(e.find("amp=True"), std::string::npos) << e;
   e = error_of([&] { c.set("epochs", yolo::parse_cli_value("")); });

@@ -200,6 +200,49 @@ TEST(TrainerCli, TrainingSaysItsPrecision) {
   fs::remove_all(dir);
 }
 
+// Settings that leave nothing to train or measure are refused before any work, naming the
+// setting and the numbers (#57): a class the dataset lacks, a class with no labelled object in
+// the split, a fraction that keeps no image; in train and in val.
+TEST(TrainerCli, SubsetSettingsThatLeaveNothingSaySo) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("yolo_cli_subsets_" + std::to_string(static_cast<long>(::getpid())));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ASSERT_EQ(run_trainer("synth dir=data images=8 imgsz=96 nc=2", dir.string()).exit_code, 0);
+  // The synthetic labels use classes 0 and 1; class 2 is named but never labelled.
+  {
+    std::ofstream yaml(dir / "three.yaml");
+    yaml << "path: " << (dir / "data").string()
+         << "\ntrain: images/train\nval: images/val\nnames: {0: a, 1: b, 2: never}\n";
+  }
+  const std::string train =
+      "train model=yolov8n.yaml data=three.yaml imgsz=64 epochs=1 batch=4 device=cpu "
+      "plots=False exist_ok=True ";
+  Result r = run_trainer(train + "classes=2", dir.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("classes=2 keeps no labelled object of the 'train' split"),
+            std::string::npos)
+      << r.output;
+  r = run_trainer(train + "classes=[1,7]", dir.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("classes=1,7: 7 is not a class of"), std::string::npos) << r.output;
+  r = run_trainer(train + "fraction=0.01", dir.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("fraction=0.01 of the "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("leaves 0"), std::string::npos) << r.output;
+
+  ASSERT_EQ(run_trainer("export model=yolov8n.yaml imgsz=64 device=cpu", dir.string()).exit_code,
+            0);
+  r = run_trainer("val model=yolov8n.torchscript data=three.yaml classes=2 plots=False",
+                  dir.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("classes=2 keeps no labelled object of the 'val' split"),
+            std::string::npos)
+      << r.output;
+  fs::remove_all(dir);
+}
+
 // Ctrl-C (SIGINT) during training: the current batch finishes, last.pt is saved, exit 0, and the
 // message says how to resume.
 TEST(TrainerCli, SigintSavesLastPtAndExitsCleanly) {

@@ -11,6 +11,7 @@
 #include "yolo/core/strings.h"
 #include "yolo/core/text_file.h"
 #include "yolo/core/utf8.h"
+#include "yolo/core/whole_number.h"
 
 namespace yolo::tracking {
 namespace {
@@ -61,16 +62,11 @@ bool read_bool(const YAML::Node& node, const std::string& key, const std::string
 }
 
 int read_frames(const YAML::Node& node, const std::string& key, const std::string& source) {
-  long long value = 0;
-  try {
-    value = node.as<long long>();
-  } catch (const YAML::Exception&) {
-    fail(source, key + ": '" + scalar_text(node) + "' is not a whole number of frames");
-  }
-  if (value < 0 || value > 1000000) {
-    fail(source, key + ": " + scalar_text(node) + " is outside 0..1000000 frames");
-  }
-  return static_cast<int>(value);
+  if (!node.IsScalar()) fail(source, key + ": " + scalar_text(node) + " is not a number of frames");
+  const WholeNumber n = read_whole_number(node.Scalar(), 0, 1000000);
+  if (!n.value)
+    fail(source, key + ": " + n.problem + "; give a number of frames from 0 to 1000000");
+  return static_cast<int>(*n.value);
 }
 
 TrackerType read_type(const YAML::Node& root, const std::string& source) {
@@ -206,6 +202,10 @@ TrackerConfig load_tracker_config(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   // A file the user has wins over a built-in of the same name, as Ultralytics' check_yaml does.
   std::error_code ec;
+  if (fs::is_directory(name_or_path, ec))
+    fail(name_or_path,
+         "is a folder; give a tracker YAML file in it, or botsort.yaml or "
+         "bytetrack.yaml for the built-in settings");
   if (fs::is_regular_file(name_or_path, ec)) {
     std::string bytes;
     try {

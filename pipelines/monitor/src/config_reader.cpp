@@ -92,17 +92,23 @@ std::optional<int64_t> ConfigReader::integer(const json& obj, const std::string&
                                              const std::string& key, int64_t min, int64_t max) {
   if (!obj.contains(key) || obj[key].is_null()) return std::nullopt;
   const json& v = obj[key];
-  if (!v.is_number_integer()) {
+  // A whole number too long for 64 bits comes as a float (or an unsigned above int64): out of
+  // range, as any other value past the limits, not "not a whole number".
+  const bool whole_float = v.is_number_float() && std::isfinite(v.get<double>()) &&
+                           std::floor(v.get<double>()) == v.get<double>();
+  if (!v.is_number_integer() && !whole_float) {
     problem(join(path, key),
             fmt::format("expected a whole number in {}..{}, got {}", min, max, type_name(v)));
     return std::nullopt;
   }
-  const int64_t i = v.get<int64_t>();
-  if (i < min || i > max) {
-    problem(join(path, key), fmt::format("{} is out of range; use {}..{}", i, min, max));
+  const long double value = v.is_number_unsigned()  ? v.get<uint64_t>()
+                            : v.is_number_integer() ? v.get<int64_t>()
+                                                    : v.get<double>();
+  if (value < min || value > max) {
+    problem(join(path, key), fmt::format("{} is out of range; use {}..{}", v.dump(), min, max));
     return std::nullopt;
   }
-  return i;
+  return static_cast<int64_t>(value);
 }
 
 std::optional<double> ConfigReader::number(const json& obj, const std::string& path,

@@ -4,8 +4,11 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 #include "yolo/models/checkpoint.h"
+#include "yolo/serving/mqtt_output.h"
+#include "yolo/tracking/tracker_config.h"
 
 namespace yolo::monitor {
 
@@ -40,6 +43,28 @@ std::vector<std::string> check_models(const MonitorConfig& config) {
       const std::string known = describe_classes(names);
       problems.push_back(fmt::format("stream '{}': class {} is not in model '{}' (it has {})",
                                      stream.id, c, s.model, known));
+    }
+  }
+  return problems;
+}
+
+std::vector<std::string> check_referenced_files(const MonitorConfig& config) {
+  std::vector<std::string> problems;
+  std::set<std::string> trackers;
+  for (const StreamConfig& stream : config.streams) {
+    const InferenceSettings s = resolve(stream, config);
+    if (s.tracker.empty() || !trackers.insert(s.tracker).second) continue;
+    try {
+      tracking::load_tracker_config(s.tracker);
+    } catch (const std::exception& e) {
+      problems.push_back(fmt::format("stream '{}': tracker: {}", stream.id, e.what()));
+    }
+  }
+  if (!config.outputs.mqtt.url.empty()) {
+    try {
+      check_mqtt_output_options(config.outputs.mqtt);
+    } catch (const std::exception& e) {
+      problems.push_back(fmt::format("outputs.mqtt: {}", e.what()));
     }
   }
   return problems;

@@ -111,12 +111,17 @@ MonitorService::MonitorService(MonitorConfig config, InferenceElements inference
       [sink = s.sink.get()](const std::string& id) { sink->on_removed(id); },
       s.state_file ? &*s.state_file : nullptr,
       [sink = s.sink.get()](const StreamConfig& stream) { sink->on_pipeline(stream); });
+  s.manager->set_entry_annotation([sink = s.sink.get()](const std::string& id, nlohmann::json& j) {
+    if (nlohmann::json state = sink->analytics_state(id); !state.is_null()) j["analytics"] = state;
+  });
   s.stream_metrics = std::make_unique<MonitorMetrics>(s.metrics, *s.manager);
   // Serving first: if the address is taken, no stream has started.
   HttpServerOptions http = http_options(c);
-  http.health_details = [manager = s.manager.get(), mqtt = s.mqtt.get()] {
+  http.health_details = [manager = s.manager.get(), mqtt = s.mqtt.get(), sink = s.sink.get()] {
     nlohmann::json details = service_readiness(*manager);
     if (mqtt) details["mqtt"] = mqtt->health();
+    // Streams that run but do not count: configured analytics that are off, and why.
+    if (const auto off = sink->analytics_off(); !off.empty()) details["analytics_off"] = off;
     return details;
   };
   http.stream_status = [manager = s.manager.get()](const std::string& id) {

@@ -76,6 +76,7 @@ void ResultSink::on_pipeline(const StreamConfig& stream) {
       s.analytics = std::make_shared<analytics::StreamAnalytics>(stream.id, *stream.analytics);
       s.analytics_mutex = std::make_shared<std::mutex>();
       s.analytics_failed = false;
+      s.analytics_error.clear();
       s.analytics_keys = stream.analytics_keys;
       fresh = s.analytics;
     } else {
@@ -135,12 +136,26 @@ nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const Fra
     events = a->update(f);
     counts = analytics::counts_json(*a);
   } catch (const std::invalid_argument& e) {
-    // Lines or zones outside this stream's frames: the stream keeps running without them.
+    // Lines or zones outside this stream's frames: the stream keeps running without them, and
+    // says so where counts are read (/counts), besides /streams and /health.
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      streams_[stream_id].analytics_failed = true;
+      auto& s = streams_[stream_id];
+      s.analytics_failed = true;
+      s.analytics_error = e.what();
     }
     spdlog::error("stream {}: analytics off until the stream restarts: {}", stream_id, e.what());
+    try {
+      nlohmann::json off;
+      {
+        std::lock_guard<std::mutex> lock(*m);
+        off = analytics::counts_json(*a);
+      }
+      off["analytics"] = {{"state", "off"}, {"reason", e.what()}};
+      events_->set_counts(stream_id, off);
+    } catch (const std::exception& store) {
+      output_failed(stream_id, std::string("events store refused the stream: ") + store.what());
+    }
     return nlohmann::json::array();
   }
   nlohmann::json list = nlohmann::json::array();
@@ -177,6 +192,23 @@ nlohmann::json ResultSink::publish_events(const std::string& stream_id,
   for (const auto& z : counts["zones"])
     metrics_->set("yolo_zone_occupancy", {stream_id, z["name"]}, z["occupancy"].get<double>());
   return stored;
+}
+
+nlohmann::json ResultSink::analytics_state(const std::string& stream_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = streams_.find(stream_id);
+  if (it == streams_.end() || !it->second.analytics) return nullptr;
+  if (it->second.analytics_failed)
+    return {{"state", "off"}, {"reason", it->second.analytics_error}};
+  return {{"state", "counting"}};
+}
+
+std::map<std::string, std::string> ResultSink::analytics_off() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::map<std::string, std::string> off;
+  for (const auto& [id, s] : streams_)
+    if (s.analytics && s.analytics_failed) off[id] = s.analytics_error;
+  return off;
 }
 
 void ResultSink::output_failed(const std::string& stream_id, const std::string& what) {

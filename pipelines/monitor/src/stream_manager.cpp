@@ -60,6 +60,7 @@ std::shared_ptr<StreamManager::Entry> StreamManager::make_entry(const StreamConf
 json StreamManager::entry_json(const Entry& e) const {
   json j = {{"id", e.config.id}, {"uri", e.config.uri}, {"kind", to_string(e.config.kind)}};
   j.update(to_json(e.supervisor->stats()));
+  if (annotate_) annotate_(e.config.id, j);
   return j;
 }
 

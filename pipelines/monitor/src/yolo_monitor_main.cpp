@@ -121,10 +121,12 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& cmd) {
 // --check: models and classes too, since a file that does not load or a class the model lacks
 // is a configuration error, not an outage to retry. The exit code.
 int check_configuration(const yolo::monitor::MonitorConfig& config, const std::string& path) {
-  const std::vector<std::string> problems = yolo::monitor::check_models(config);
+  std::vector<std::string> problems = yolo::monitor::check_models(config);
+  for (std::string& p : yolo::monitor::check_referenced_files(config)) problems.push_back(p);
   for (const auto& p : problems) spdlog::error("{}: {}", path, p);
   if (!problems.empty()) return yolo::kExitUsage;
-  std::printf("%s: valid (%zu streams, models load)\n", path.c_str(), config.streams.size());
+  std::printf("%s: valid (%zu streams, models load, every file it names opens)\n", path.c_str(),
+              config.streams.size());
   return 0;
 }
 

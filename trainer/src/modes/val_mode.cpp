@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include <set>
+
 #include "yolo/core/device.h"
 #include "yolo/core/run_dir.h"
 #include "yolo/runtime/engine.h"
@@ -12,6 +14,7 @@
 #include "yolo/trainer/data/data_loader.h"
 #include "yolo/trainer/data/dataset.h"
 #include "yolo/trainer/data/dataset_download.h"
+#include "yolo/trainer/data/subset_checks.h"
 #include "yolo/trainer/modes/modes.h"
 #include "yolo/trainer/settings/config.h"
 #include "yolo/trainer/settings/shared_settings.h"
@@ -78,9 +81,21 @@ ValData read_val_data(const Config& cfg, const ModelMetadata& meta, const std::s
   spdlog::info("{}", d.scan.summary(d.split));
   if (d.scan.images.empty())
     throw DatasetError(fmt::format("the '{}' split has no usable images", d.split));
-  if (cfg.get_bool("single_cls"))
-    for (auto& r : d.scan.images)
-      for (auto& b : r.boxes) b.cls = 0;
+  // classes= keeps those classes' labels, as Ultralytics' val dataset does; a filter that keeps
+  // nothing leaves nothing to measure.
+  std::set<int> classes;
+  if (!cfg.is_null("classes"))
+    for (long long c : cfg.get_int_list("classes")) classes.insert(static_cast<int>(c));
+  check_class_filter(classes, d.config, d.scan.images, d.split);
+  for (auto& r : d.scan.images) {
+    std::vector<LabelBox> kept;
+    for (LabelBox b : r.boxes) {
+      if (!classes.empty() && !classes.count(b.cls)) continue;
+      if (cfg.get_bool("single_cls")) b.cls = 0;
+      kept.push_back(b);
+    }
+    r.boxes = std::move(kept);
+  }
   return d;
 }
 

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <regex>
 #include <sstream>
 
 #include "yolo/core/strings.h"
 #include "yolo/core/text_file.h"
+#include "yolo/core/whole_number.h"
 
 namespace yolo {
 
@@ -58,6 +60,21 @@ ValueType classify(const YAML::Node& node) {
   if (is_int_text(s)) return ValueType::kInt;
   if (is_float_text(s)) return ValueType::kFloat;
   return ValueType::kString;
+}
+
+// Why whole-number text does not fit a long long, with the key's own range when it has one (what
+// the user can give instead); empty when it fits.
+std::string int_range_problem(const KeySpec& spec, const std::string& text) {
+  constexpr long long kMin = std::numeric_limits<long long>::min();
+  constexpr long long kMax = std::numeric_limits<long long>::max();
+  const WholeNumber n = read_whole_number(text, kMin, kMax);
+  if (n.value) return "";
+  const bool large = text.find('-') == std::string::npos;
+  const std::string bound = large
+                                ? (spec.max ? fmt::format("{}", *spec.max) : std::to_string(kMax))
+                                : (spec.min ? fmt::format("{}", *spec.min) : std::to_string(kMin));
+  return fmt::format("it is too {} (at {} {})", large ? "large" : "small", large ? "most" : "least",
+                     bound);
 }
 
 // Numbers as written ("1e-3", "nan", "inf"); yaml-cpp's own conversion only knows ".nan"/".inf".
@@ -251,16 +268,27 @@ YAML::Node Config::coerce_type(const KeySpec& spec, const YAML::Node& value,
     if (got == ValueType::kList) {
       for (const auto& item : value) {
         if (!item.IsScalar()) return fail("lists may only hold plain values");
+        if (classify(item) == ValueType::kInt)
+          if (const std::string why = int_range_problem(spec, item.Scalar()); !why.empty())
+            return fail(why);
       }
     }
+    // More digits than an integer holds: too large (or small), not a parse failure later.
+    if (got == ValueType::kInt)
+      if (const std::string why = int_range_problem(spec, value.Scalar()); !why.empty())
+        return fail(why);
     if (got == ValueType::kFloat && !std::isfinite(to_double(value)))
       return fail("it must be finite");
     return value;
   }
   if (got == ValueType::kInt && accepts(ValueType::kFloat)) return YAML::Node(value.Scalar());
   if (got == ValueType::kFloat && accepts(ValueType::kInt)) {
-    double d = to_double(value);
-    if (std::floor(d) == d && std::isfinite(d)) return YAML::Node(static_cast<long long>(d));
+    const double d = to_double(value);
+    if (std::isfinite(d) && std::floor(d) == d) {
+      if (const std::string why = int_range_problem(spec, value.Scalar()); !why.empty())
+        return fail(why);
+      return YAML::Node(static_cast<long long>(d));
+    }
     return fail("it must be a whole number");
   }
   // Strings take anything scalar as written (name=1, device=0).

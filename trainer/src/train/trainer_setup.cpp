@@ -16,6 +16,7 @@
 #include "yolo/core/run_dir.h"
 #include "yolo/core/strings.h"
 #include "yolo/trainer/data/dataset_download.h"
+#include "yolo/trainer/data/subset_checks.h"
 #include "yolo/trainer/settings/model_source.h"
 #include "yolo/trainer/train/amp_check.h"
 #include "yolo/trainer/train/resume.h"
@@ -215,6 +216,9 @@ void Trainer::setup_loaders() {
   const int scan_workers = std::clamp(s.device.is_cuda() ? o.workers : cores, 1, 8);
   s.train_records = scan_split(s.data, "train", scan_workers);
   std::vector<ImageRecord> val_records = scan_split(s.data, o.val_split, scan_workers);
+  check_class_filter(o.classes, s.data, s.train_records, "train");
+  check_class_filter(o.classes, s.data, val_records, o.val_split, /*required=*/false);
+  check_fraction(o.fraction, s.train_records.size(), "train");
   filter_classes(s.train_records, o.classes, o.single_cls);
   filter_classes(val_records, o.classes, o.single_cls);
 

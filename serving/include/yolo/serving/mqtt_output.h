@@ -44,6 +44,12 @@ struct MqttOutputOptions {
   nlohmann::json tags = nlohmann::json::object();  // copied into every message
 };
 
+// What MqttOutput's constructor checks, without connecting: the url, the topic and device id,
+// every file the options name (password_file, TLS CA, certificate, key) opened and read, and a
+// warning for secrets other users can read. Throws as the constructor does (`yolo-monitor
+// --check`).
+void check_mqtt_output_options(const MqttOutputOptions& options);
+
 class MqttOutput {
  public:
   // Starts the publisher (it connects in the background). Throws std::invalid_argument or

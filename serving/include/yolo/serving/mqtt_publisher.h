@@ -115,6 +115,8 @@ class MqttPublisher {
   // Checks the options (throws, see above), reads password_file, then starts the background
   // thread, which connects at once.
   explicit MqttPublisher(MqttPublisherOptions options);
+  // The constructor's checks alone (password_file and TLS files read), without connecting.
+  static void check(const MqttPublisherOptions& options);
   // stop(): returns at once even when the broker is unreachable (a host name lookup under way
   // is waited for). Messages still buffered are lost; call flush() first to wait for them.
   ~MqttPublisher();

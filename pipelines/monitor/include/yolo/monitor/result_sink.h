@@ -68,6 +68,13 @@ class ResultSink {
 
   std::uint64_t output_errors() const { return output_errors_; }
 
+  // The stream's analytics: null when it has none configured, {"state": "counting"}, or
+  // {"state": "off", "reason": ...} when its lines or zones do not fit its frames (#57: /streams
+  // and /health show it, /counts carries it).
+  nlohmann::json analytics_state(const std::string& stream_id);
+  // Every stream whose analytics are off now: stream id -> reason.
+  std::map<std::string, std::string> analytics_off();
+
  private:
   struct StreamState {
     std::int64_t frames = 0;
@@ -79,6 +86,7 @@ class ResultSink {
     std::shared_ptr<analytics::StreamAnalytics> analytics;
     std::shared_ptr<std::mutex> analytics_mutex;
     bool analytics_failed = false;  // the settings do not fit the frame: logged once, off
+    std::string analytics_error;    // why, while analytics_failed
     nlohmann::json analytics_keys;  // the settings the analytics were made from
   };
   void output_failed(const std::string& stream_id, const std::string& what);

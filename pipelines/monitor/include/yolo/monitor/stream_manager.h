@@ -79,6 +79,11 @@ class StreamManager : public yolo::StreamControl {
   std::vector<std::string> ids() const;
   std::optional<StreamStats> stats(const std::string& id) const;
 
+  // What other parts know of a stream (its analytics' state), added to its list() entry. Set
+  // before start(); called under the manager's lock, so it must not call back into it.
+  using EntryAnnotation = std::function<void(const std::string& stream_id, nlohmann::json& entry)>;
+  void set_entry_annotation(EntryAnnotation annotate) { annotate_ = std::move(annotate); }
+
   // yolo::StreamControl: entries are {"id", "uri", "kind", "state", ...to_json(StreamStats)}.
   nlohmann::json list() override;
   yolo::StreamControlResult add(const nlohmann::json& stream) override;
@@ -98,6 +103,7 @@ class StreamManager : public yolo::StreamControl {
   const InferenceElements inference_;
   const SampleHandler on_sample_;
   const RemovedHandler on_removed_;
+  EntryAnnotation annotate_;
   StreamStateFile* const state_;
   const PipelineHandler on_pipeline_;
 
