@@ -174,14 +174,19 @@ TEST(TorchBuildConfig, RecognisesFlavours) {
   EXPECT_EQ(b.blas_info, "generic");
 }
 
-TEST(TorchBackend, ThisBuildIsCpuWithNoGpus) {
-  // Debian's LibTorch on the development machine and CI; skipped when built against a GPU one.
+// Whatever LibTorch this is built against (Debian's CPU one, the CUDA wheel, a ROCm zip), what
+// this machine has decides the device: without GPUs, device=0 is refused and the default is the
+// CPU; with them, the default is GPU 0. (It skipped on every GPU build before: #56.)
+TEST(TorchBackend, TheDefaultDeviceFollowsTheGpusThisMachineHas) {
   BackendInfo b = yolo::query_backend();
-  if (b.flavour != BackendInfo::Flavour::kCpu) GTEST_SKIP() << "GPU build: " << b.flavour_name();
-  EXPECT_TRUE(b.gpus.empty());
   EXPECT_FALSE(b.torch_version.empty());
-  EXPECT_THROW(yolo::select_device("0"), DeviceError);
-  EXPECT_EQ(yolo::select_device("").torch_string(), "cpu");
+  if (b.flavour == BackendInfo::Flavour::kCpu) EXPECT_TRUE(b.gpus.empty()) << "a CPU build";
+  if (b.gpus.empty()) {
+    EXPECT_THROW(yolo::select_device("0"), DeviceError);
+    EXPECT_EQ(yolo::select_device("").torch_string(), "cpu");
+  } else {
+    EXPECT_EQ(yolo::select_device("").torch_string(), "cuda:0");
+  }
 }
 
 // The trainer's allocator setting takes on glibc (Debian, the supported systems).

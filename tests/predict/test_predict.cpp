@@ -584,6 +584,14 @@ TEST(PredictCli, PrintsUltralyticsLinesAndExitCodes) {
   EXPECT_NE(r.output.find("Results saved to " + (tmp.path / "runs" / "predict").string()),
             std::string::npos)
       << r.output;
+  // A fixed-shape export runs square under rect (the default) and says so once (#52).
+  const std::string fixed = "is a fixed-shape export: every image runs at 64x64";
+  const size_t first = r.output.find(fixed);
+  EXPECT_NE(first, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(fixed, first + 1), std::string::npos) << "once\n" << r.output;
+  EXPECT_EQ(run_cli("predict " + common + " rect=False source=" + fixture().images.string())
+                .output.find(fixed),
+            std::string::npos);
 
   r = run_cli("predict " + common + " source=" + (tmp.path / "missing.jpg").string());
   EXPECT_EQ(r.exit_code, 1) << r.output;

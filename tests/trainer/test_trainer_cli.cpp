@@ -13,6 +13,7 @@
 #include <string>
 
 #include "run_command.h"
+#include "test_files.h"
 #include "yolo/core/cpu_features.h"
 #include "yolo/core/device.h"
 
@@ -204,11 +205,8 @@ TEST(TrainerCli, TrainingSaysItsPrecision) {
 // setting and the numbers (#57): a class the dataset lacks, a class with no labelled object in
 // the split, a fraction that keeps no image; in train and in val.
 TEST(TrainerCli, SubsetSettingsThatLeaveNothingSaySo) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() /
-                       ("yolo_cli_subsets_" + std::to_string(static_cast<long>(::getpid())));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const yolo::testing::TempDir tmp("cli_subsets");
+  const std::filesystem::path& dir = tmp.path;
   ASSERT_EQ(run_trainer("synth dir=data images=8 imgsz=96 nc=2", dir.string()).exit_code, 0);
   // The synthetic labels use classes 0 and 1; class 2 is named but never labelled.
   {
@@ -240,7 +238,6 @@ TEST(TrainerCli, SubsetSettingsThatLeaveNothingSaySo) {
   EXPECT_NE(r.output.find("classes=2 keeps no labelled object of the 'val' split"),
             std::string::npos)
       << r.output;
-  fs::remove_all(dir);
 }
 
 // Ctrl-C (SIGINT) during training: the current batch finishes, last.pt is saved, exit 0, and the
