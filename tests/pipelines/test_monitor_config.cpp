@@ -383,6 +383,31 @@ streams:
   EXPECT_FALSE(problem_at(problems_of("model: m.pt\nbf16: maybe\nstreams: []\n"), "bf16").empty());
 }
 
+// rect (#52): on by default, off for every stream at the top level, back on per stream; it
+// reaches the element's `rect` property and the stream's JSON.
+TEST(MonitorConfig, RectPerStreamReachesTheElement) {
+  const MonitorConfig c = parse_config(R"(
+model: m.pt
+rect: false
+streams:
+  - {id: a, uri: /v/a.mp4}
+  - {id: b, uri: /v/b.mp4, rect: true}
+)",
+                                       "test.yaml");
+  const auto rect = [&](const MonitorConfig& config, size_t i) {
+    const auto s = yolo::monitor::resolve(config.streams[i], config);
+    return property<bool>(
+        yolo::monitor::inference_elements(config.streams[i], s, config.batching).at(0), "rect");
+  };
+  EXPECT_FALSE(rect(c, 0));
+  EXPECT_TRUE(rect(c, 1));
+  EXPECT_EQ(yolo::monitor::to_json(c.streams[1])["rect"], true);
+  const MonitorConfig unset =
+      parse_config("model: m.pt\nstreams: [{id: a, uri: /a.mp4}]\n", "test.yaml");
+  EXPECT_TRUE(rect(unset, 0)) << "Ultralytics' default for a .pt";
+  EXPECT_FALSE(problem_at(problems_of("model: m.pt\nrect: maybe\nstreams: []\n"), "rect").empty());
+}
+
 // The stream's resolved settings reach the `yolo` element as typed values, exactly as
 // configured: a model path with quotes, spaces and "!" is one string (nothing to escape), the
 // thresholds are doubles, the counts the element's guint, batch_timeout in microseconds.

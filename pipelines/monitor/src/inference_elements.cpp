@@ -48,7 +48,8 @@ std::vector<ElementSpec> inference_elements(const StreamConfig& stream,
         {"stream-id", stream.id},
         {"http-port", 0},
         {"snapshot-interval", 0u},
-        {"bf16", bf16}}}};
+        {"bf16", bf16},
+        {"rect", settings.rect}}}};
   // One tracker per stream: each stream's pipeline has its own element (ids from 1 per stream,
   // and from 1 again when a supervisor rebuilds the pipeline after a camera drop).
   if (!settings.tracker.empty())

@@ -26,7 +26,7 @@ using json = nlohmann::json;
 using std::chrono::milliseconds;
 
 const std::vector<std::string> kInferenceKeys = {
-    "model", "device", "conf", "iou", "classes", "inference_interval", "tracker", "bf16"};
+    "model", "device", "conf", "iou", "classes", "inference_interval", "tracker", "bf16", "rect"};
 
 std::vector<std::string> with(std::vector<std::string> keys, const std::vector<std::string>& more) {
   keys.insert(keys.end(), more.begin(), more.end());
@@ -48,7 +48,7 @@ struct InferenceOverrides {
   std::optional<std::vector<int>> classes;
   std::optional<int> inference_interval;
   std::optional<std::string> tracker;
-  std::optional<bool> bf16;
+  std::optional<bool> bf16, rect;
 };
 
 // A tracker is checked when the configuration is read (--check, reloads, POST /streams), so a bad
@@ -81,6 +81,7 @@ InferenceOverrides read_inference(ConfigReader& r, const json& obj, const std::s
   o.iou = r.number(obj, path, "iou", 0.0, 1.0);
   o.classes = r.class_list(obj, path, "classes");
   o.bf16 = r.boolean(obj, path, "bf16");
+  o.rect = r.boolean(obj, path, "rect");
   if (auto n = r.integer(obj, path, "inference_interval", 1, 1000)) {
     o.inference_interval = static_cast<int>(*n);
   }
@@ -144,6 +145,7 @@ StreamConfig read_stream(ConfigReader& r, const json& obj, const std::string& pa
   s.classes = o.classes;
   s.inference_interval = o.inference_interval;
   s.bf16 = o.bf16;
+  s.rect = o.rect;
   s.tracker = o.tracker;
   read_analytics(r, obj, path.empty() ? std::string("stream") : path, s);
   if (s.analytics && s.tracker && s.tracker->empty()) {
@@ -358,6 +360,7 @@ MonitorConfig read_config(ConfigReader& r, const json& doc) {
   if (d.classes) c.defaults.classes = *d.classes;
   if (d.inference_interval) c.defaults.inference_interval = *d.inference_interval;
   if (d.bf16) c.defaults.bf16 = d.bf16;
+  if (d.rect) c.defaults.rect = *d.rect;
   if (d.tracker) c.defaults.tracker = *d.tracker;
   read_batching(r, section_of(doc, "batching"), c);
   read_http(r, section_of(doc, "http"), c);
@@ -444,6 +447,7 @@ json to_json(const StreamConfig& s) {
   if (s.classes) j["classes"] = *s.classes;
   if (s.inference_interval) j["inference_interval"] = *s.inference_interval;
   if (s.bf16) j["bf16"] = *s.bf16;
+  if (s.rect) j["rect"] = *s.rect;
   if (s.tracker) j["tracker"] = *s.tracker;
   j.update(s.analytics_keys);
   return j;
@@ -458,6 +462,7 @@ InferenceSettings resolve(const StreamConfig& stream, const MonitorConfig& confi
   if (stream.classes) s.classes = *stream.classes;
   if (stream.inference_interval) s.inference_interval = *stream.inference_interval;
   if (stream.bf16) s.bf16 = stream.bf16;
+  if (stream.rect) s.rect = *stream.rect;
   if (stream.tracker) s.tracker = *stream.tracker;
   // Lines and zones count tracks: without a tracker they would never see one.
   if (stream.analytics && s.tracker.empty()) s.tracker = "bytetrack.yaml";

@@ -64,6 +64,10 @@ struct InferenceSettings {
   int inference_interval = 1;  // run the model on every Nth frame (>= 1)
   // BF16 autocast on the CPU (the element's bf16): empty = where the CPU computes BF16 natively.
   std::optional<bool> bf16;
+  // The element's rect: frames letterboxed to their smallest stride-multiple rectangle where the
+  // model runs any size; false keeps the square (one input shape for every stream of a model, so
+  // streams of different frame sizes batch together).
+  bool rect = true;
   // Empty: no tracking. Else the tracker (botsort.yaml, bytetrack.yaml or a YAML with their
   // keys, docs/tracking.md): a yolotracker element follows the yolo element and the stream's
   // results carry track ids.
@@ -82,6 +86,7 @@ struct StreamConfig {
   std::optional<std::vector<int>> classes;
   std::optional<int> inference_interval;
   std::optional<bool> bf16;
+  std::optional<bool> rect;
   std::optional<std::string> tracker;  // "" turns a default tracker off for this stream
   // Lines and zones (docs/analytics.md): units, anchor, track_timeout, lines, zones as given
   // (kept for display, comparison and the state file), and as read. Analytics need track ids:
