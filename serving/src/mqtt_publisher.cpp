@@ -18,11 +18,11 @@
 #include <thread>
 #include <utility>
 
-#include "mqtt_backoff.h"
 #include "mqtt_connection.h"
 #include "mqtt_options.h"
 #include "mqtt_outbox.h"
 #include "mqtt_wakeup.h"
+#include "yolo/core/backoff.h"
 #include "yolo/core/log.h"
 
 namespace yolo {
@@ -226,7 +226,9 @@ MqttPublisherStats MqttPublisher::Impl::stats() const {
 
 void MqttPublisher::Impl::run() {
   block_sigpipe_on_this_thread();
-  ReconnectBackoff backoff(checked.options.reconnect.min, checked.options.reconnect.max);
+  // Each wait shortened by up to a fifth, so that boxes that lost the same broker do not all
+  // come back in the same second.
+  Backoff backoff({checked.options.reconnect.min, checked.options.reconnect.max, 0.2});
   for (bool first = true; !stop_requested_; first = false) {
     {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -7,9 +7,9 @@ set(_monitor_tests ${CMAKE_CURRENT_LIST_DIR})
 pkg_check_modules(MONITOR_TEST_GST REQUIRED IMPORTED_TARGET
   gstreamer-rtsp-server-1.0 gstreamer-video-1.0)
 
-# Config, backoff, pipeline descriptions, JSON lines, state file, sd_notify: fast, no network.
+# Config, pipeline descriptions, JSON lines, state file, sd_notify: fast, no network.
 yolo_add_test(NAME test_monitor LABEL unit
-  SOURCES ${_monitor_tests}/test_monitor_config.cpp ${_monitor_tests}/test_monitor_backoff.cpp
+  SOURCES ${_monitor_tests}/test_monitor_config.cpp
           ${_monitor_tests}/test_monitor_source.cpp ${_monitor_tests}/test_monitor_outputs.cpp
           ${_monitor_tests}/test_monitor_sample_results.cpp
   LIBS yolo_monitor_lib yolo_gst_meta yaml-cpp PkgConfig::MONITOR_TEST_GST)

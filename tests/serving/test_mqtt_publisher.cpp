@@ -1,7 +1,7 @@
 // The MQTT publisher (yolo_mqtt) against a real mosquitto started by each test: delivery in
 // order, a broker crash and restart mid-stream, overflow while the broker is away, TLS, user and
 // password, a broker that never answers, and the options it refuses. Its buffer, url parsing and
-// backoff are also checked alone. Tests that need the broker skip when mosquitto is missing.
+// backoff (core/backoff.h, tests/core/test_backoff.cpp) are also checked alone. Tests that need the broker skip when mosquitto is missing.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -21,7 +21,6 @@
 
 #include "free_port.h"
 #include "mosquitto_test_broker.h"
-#include "mqtt_backoff.h"
 #include "mqtt_outbox.h"
 #include "mqtt_test_subscriber.h"
 #include "mqtt_url.h"
@@ -271,19 +270,6 @@ TEST(MqttUrl, ParsesSchemesPortsAndIpv6) {
                           "mqtt://broker:", "mqtt://broker:0", "mqtt://broker:70000",
                           "mqtt://broker:12a", "mqtt://broker/topic", "mqtt://[::1"})
     EXPECT_THROW(parse_broker_url(bad), std::invalid_argument) << bad;
-}
-
-TEST(MqttBackoff, DoublesUpToMaxAndStartsOverAfterASuccess) {
-  yolo::mqtt_detail::ReconnectBackoff backoff(100ms, 1000ms);
-  std::vector<long long> waits;
-  for (int i = 0; i < 6; ++i) waits.push_back(backoff.next().count());
-  const std::vector<long long> nominal = {100, 200, 400, 800, 1000, 1000};
-  for (size_t i = 0; i < waits.size(); ++i) {
-    EXPECT_LE(waits[i], nominal[i]) << i;
-    EXPECT_GE(waits[i], nominal[i] * 4 / 5) << i;  // at most a fifth of jitter
-  }
-  backoff.reset();
-  EXPECT_LE(backoff.next().count(), 100);
 }
 
 // ---- options ----------------------------------------------------------------------------------

@@ -37,7 +37,7 @@
 #include <optional>
 #include <string>
 
-#include "yolo/monitor/backoff.h"
+#include "yolo/core/backoff.h"
 #include "yolo/monitor/monitor_config.h"
 #include "yolo/monitor/pipeline_description.h"
 

@@ -1,4 +1,4 @@
-#include "yolo/monitor/backoff.h"
+#include "yolo/core/backoff.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <stdexcept>
 
-namespace yolo::monitor {
+namespace yolo {
 
 Backoff::Backoff(BackoffOptions options, RandomSource random)
     : options_(options), random_(std::move(random)) {
@@ -38,4 +38,4 @@ std::chrono::milliseconds Backoff::next() {
   return std::chrono::milliseconds(std::llround(base * (1.0 - options_.jitter * u)));
 }
 
-}  // namespace yolo::monitor
+}  // namespace yolo

@@ -4,11 +4,11 @@
 
 #include <vector>
 
-#include "yolo/monitor/backoff.h"
+#include "yolo/core/backoff.h"
 
 using namespace std::chrono_literals;
-using yolo::monitor::Backoff;
-using yolo::monitor::BackoffOptions;
+using yolo::Backoff;
+using yolo::BackoffOptions;
 
 namespace {
 

@@ -1,16 +1,17 @@
-// Delays between rebuilds of a failing stream: capped exponential with jitter.
+// Delays between retries of something that fails (a stream's rebuild, an MQTT reconnection):
+// capped exponential with jitter.
 //
 //   attempt n (0-based) waits  base(n) = min(max, initial * 2^n)
 //   drawn uniformly from       [base(n) * (1 - jitter), base(n)]
 // Jitter only shortens a delay, so the cap holds exactly and cameras that failed together (a
 // switch reboot) do not all reconnect in the same instant. reset() after a success starts
-// again from `initial`. Not thread-safe: one per stream, used by its supervisor thread.
+// again from `initial`. Not thread-safe: one per retrying thread.
 #pragma once
 
 #include <chrono>
 #include <functional>
 
-namespace yolo::monitor {
+namespace yolo {
 
 struct BackoffOptions {
   std::chrono::milliseconds initial{1000};  // first delay (> 0)
@@ -39,4 +40,4 @@ class Backoff {
   int attempts_ = 0;
 };
 
-}  // namespace yolo::monitor
+}  // namespace yolo
