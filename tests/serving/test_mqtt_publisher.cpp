@@ -1,7 +1,8 @@
 // The MQTT publisher (yolo_mqtt) against a real mosquitto started by each test: delivery in
 // order, a broker crash and restart mid-stream, overflow while the broker is away, TLS, user and
-// password, a broker that never answers, and the options it refuses. Its buffer, url parsing and
-// backoff (core/backoff.h, tests/core/test_backoff.cpp) are also checked alone. Tests that need the broker skip when mosquitto is missing.
+// password, a broker that never answers, a web server on its url, and the options it refuses. Its
+// buffer and url parsing are also checked alone (its backoff is core's: test_backoff). Tests that
+// need the broker skip when mosquitto is missing.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
