@@ -24,7 +24,7 @@ namespace yolo {
 
 struct PredictOptions {
   std::string model;             // checkpoint (best.pt) or Ultralytics TorchScript export
-  std::string source;            // see predict_sources.h
+  std::string source;            // files, folders, globs, lists, videos, streams: frame_source.h
   std::string device = "cpu";    // torch device string: "cpu", "cuda:0"
   bool half = false;             // FP16 inference (GPU only)
   std::optional<bool> bf16;      // BF16 autocast on the CPU; empty: where the CPU has it natively
