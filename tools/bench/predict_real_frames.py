@@ -25,30 +25,24 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-SPEED = re.compile(r"Speed: ([0-9.]+)ms preprocess, ([0-9.]+)ms inference, ([0-9.]+)ms postprocess"
-                   r" per image at shape \(([0-9, ]+)\)")
+from predict_side_by_side import run_logged  # the same command runner and Speed line
+
+# The input shape Ultralytics and ours print after the Speed line's times.
+SHAPE = re.compile(r"per image at shape \(([0-9, ]+)\)")
 PHOTOS = ["astronaut.png", "bus.jpg", "chelsea.png", "coffee.png", "grace_hopper.jpg",
           "motorcycle_left.png", "rocket.jpg", "zidane.jpg"]
 ASPECTS = {"4:3 (768x576)": (768, 576), "16:9 (1280x720)": (1280, 720)}
 
 
 def run(cmd, cwd):
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    out = r.stdout + r.stderr
-    if r.returncode != 0:
-        sys.exit(f"failed ({r.returncode}): {' '.join(map(str, cmd))}\n{out[-3000:]}")
-    m = SPEED.search(out)
-    if not m:
-        sys.exit(f"no Speed line from: {' '.join(map(str, cmd))}\n{out[-3000:]}")
+    """Wall time, Speed sum, input shape and precision (ours says it; Ultralytics runs FP32)."""
+    wall, speed, out = run_logged(cmd, cwd)
+    shape = SHAPE.search(out)
     precision = re.search(r"inference: ([^\n]+)", out)
-    return (wall, sum(float(x) for x in m.groups()[:3]), m.group(4).replace(" ", ""),
+    return (wall, speed, shape.group(1).replace(" ", "") if shape else "?",
             precision.group(1).strip() if precision else "FP32")
 
 

@@ -41,7 +41,8 @@ from pathlib import Path
 SPEED = re.compile(r"Speed: ([0-9.]+)ms preprocess, ([0-9.]+)ms inference, ([0-9.]+)ms postprocess")
 
 
-def run(cmd, cwd):
+def run_logged(cmd, cwd):
+    """Runs a predict command: its wall time, its Speed line's sum, and what it printed."""
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -51,7 +52,12 @@ def run(cmd, cwd):
     m = SPEED.search(out)
     if not m:
         sys.exit(f"no Speed line from: {' '.join(map(str, cmd))}\n{out[-3000:]}")
-    return wall, sum(float(x) for x in m.groups())
+    return wall, sum(float(x) for x in m.groups()), out
+
+
+def run(cmd, cwd):
+    wall, speed, _ = run_logged(cmd, cwd)
+    return wall, speed
 
 
 def export(yaml, imgsz, folder):
