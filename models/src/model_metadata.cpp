@@ -53,16 +53,19 @@ json maybe_literal(const json& j) {
 }
 
 int64_t to_int(const json& j) {
-  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
-    throw std::invalid_argument(fmt::format("{} is too large", j.dump()));
+  constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(kInt64Max))
+    throw std::invalid_argument(out_of_range_problem(
+        j.dump(), j.get<uint64_t>(), std::numeric_limits<int64_t>::min(), kInt64Max));
   if (j.is_number_integer()) return j.get<int64_t>();
   if (j.is_number_float()) {
     // A float far outside int64 would be undefined behaviour to convert.
+    constexpr int64_t kLimit = 1000000000000000;  // 1e15, far beyond any size a file holds
     const double d = j.get<double>();
     if (!std::isfinite(d) || d != std::floor(d))
       throw std::invalid_argument(fmt::format("{} is not a whole number", j.dump()));
-    if (!(d >= -1e15 && d <= 1e15))
-      throw std::invalid_argument(fmt::format("{} is too large", j.dump()));
+    if (!(d >= -kLimit && d <= kLimit))
+      throw std::invalid_argument(out_of_range_problem(j.dump(), d, -kLimit, kLimit));
     return static_cast<int64_t>(d);
   }
   if (j.is_string()) {

@@ -14,35 +14,55 @@ constexpr int64_t kMinSide = 32, kMaxSide = 8192;  // as the .pt reader's imgsz 
 
 }  // namespace
 
+struct ShapeTracer::Network {
+  std::shared_ptr<DetectionModelImpl> model;  // eager, unfused, eval, on the CPU
+  ModelMetadata metadata;
+  std::pair<int64_t, int64_t> default_size{640, 640};
+};
+
 ShapeTracer::~ShapeTracer() = default;
 
 std::unique_ptr<ShapeTracer> ShapeTracer::open(const std::string& path, const c10::Device& device) {
+  const bool torch_save = is_torch_save_file(path);
+  if (!torch_save && !has_training_weights(path)) return nullptr;  // a fixed-shape export
   std::unique_ptr<ShapeTracer> t(new ShapeTracer());
   t->path_ = path;
   t->device_ = device;
-  if (is_torch_save_file(path)) {
-    const UltralyticsCheckpoint ckpt = read_ultralytics_checkpoint(path);
-    t->model_ = build_ultralytics_model(ckpt);
-    t->default_size_ = ckpt.imgsz;
+  t->torch_save_ = torch_save;
+  return t;
+}
+
+const ShapeTracer::Network& ShapeTracer::network() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (network_) return *network_;
+  auto n = std::make_unique<Network>();
+  if (torch_save_) {
+    const UltralyticsCheckpoint ckpt = read_ultralytics_checkpoint(path_);
+    n->model = build_ultralytics_model(ckpt);
+    n->default_size = ckpt.imgsz;
     // What an export of it would say, plus where it came from.
-    t->metadata_.description = fmt::format(
-        "Ultralytics {} model from {} (Ultralytics {})", ckpt.config.name,
-        std::filesystem::path(path).filename().string(), ckpt.version.empty() ? "?" : ckpt.version);
-    t->metadata_.date = ckpt.date.substr(0, 10);
-    t->metadata_.version = ckpt.version;
-    t->metadata_.author = "Ultralytics";
+    n->metadata.description =
+        fmt::format("Ultralytics {} model from {} (Ultralytics {})", ckpt.config.name,
+                    std::filesystem::path(path_).filename().string(),
+                    ckpt.version.empty() ? "?" : ckpt.version);
+    n->metadata.date = ckpt.date.substr(0, 10);
+    n->metadata.version = ckpt.version;
+    n->metadata.author = "Ultralytics";
   } else {
-    if (!has_training_weights(path)) return nullptr;  // a fixed-shape export
-    t->model_ = load_eager_model(path, &t->metadata_);
+    n->model = load_eager_model(path_, &n->metadata);
     // The head as the file traced it: an end-to-end architecture exported with nms=True
     // (one-to-many head) says so in its metadata.
-    nn::DetectImpl& head = t->model_->detect();
-    if (head.end2end) head.use_one2one = t->metadata_.end2end;
-    t->default_size_ = {t->metadata_.imgsz.front(), t->metadata_.imgsz.back()};
+    nn::DetectImpl& head = n->model->detect();
+    if (head.end2end) head.use_one2one = n->metadata.end2end;
+    n->default_size = {n->metadata.imgsz.front(), n->metadata.imgsz.back()};
   }
-  t->model_->eval();
-  t->stride_ = t->model_->max_stride();
-  return t;
+  n->model->eval();
+  network_ = std::move(n);
+  return *network_;
+}
+
+std::pair<int64_t, int64_t> ShapeTracer::default_size() const {
+  return network().default_size;
 }
 
 LoadedModel ShapeTracer::trace(int64_t height, int64_t width) const {
@@ -50,16 +70,17 @@ LoadedModel ShapeTracer::trace(int64_t height, int64_t width) const {
     throw CheckpointError(fmt::format("'{}': imgsz {}x{} is out of range; give {} to {}", path_,
                                       height, width, kMinSide, kMaxSide));
   }
+  const Network& net = network();
   ExportOptions options;
   options.height = height;
   options.width = width;
-  options.batch = std::max<int64_t>(1, metadata_.batch);
+  options.batch = std::max<int64_t>(1, net.metadata.batch);
   options.device = device_.str();
   options.include_weights = false;
-  options.description = metadata_.description;
+  options.description = net.metadata.description;
   std::string bytes;
   try {
-    bytes = TorchScriptExporter(options).serialize(*model_);
+    bytes = TorchScriptExporter(options).serialize(*net.model);
   } catch (const c10::Error& e) {
     // Out of memory on the device, a size the network cannot take: named, not a crash.
     const std::string what = e.what_without_backtrace();
@@ -68,10 +89,10 @@ LoadedModel ShapeTracer::trace(int64_t height, int64_t width) const {
   }
   LoadedModel loaded = load_torchscript_bytes(bytes, device_, path_);
   ModelMetadata& m = loaded.metadata;
-  m.date = metadata_.date.empty() ? m.date : metadata_.date;
-  m.version = metadata_.version.empty() ? m.version : metadata_.version;
-  m.author = metadata_.author;
-  if (!metadata_.args.empty()) m.args = metadata_.args;
+  m.date = net.metadata.date.empty() ? m.date : net.metadata.date;
+  m.version = net.metadata.version.empty() ? m.version : net.metadata.version;
+  m.author = net.metadata.author;
+  if (!net.metadata.args.empty()) m.args = net.metadata.args;
   return loaded;
 }
 

@@ -46,13 +46,14 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
         "bf16=True on a CPU without native BF16 (AVX-512 BF16 or AMX): emulated, usually slower "
         "than FP32");
   }
-  // A file that carries its network is read once more to trace other sizes; a .pt is then
-  // traced from it at its base size too, rather than read twice.
+  // A file that carries its network can be traced at other sizes (its network is read when one
+  // is first needed); a .pt is traced through the same tracer at its base size too, rather than
+  // read twice.
   if (options_.rect) tracer_ = ShapeTracer::open(model_path, device_);
   LoadedModel loaded;
   // A size given for a file that can be traced again is honoured, as Ultralytics honours imgsz
   // for a .pt.
-  if (tracer_ && (is_torch_save_file(model_path) || !options_.imgsz.empty())) {
+  if (tracer_ && (tracer_->torch_save() || !options_.imgsz.empty())) {
     const auto [h, w] = tracer_->default_size();
     loaded = tracer_->trace(options_.imgsz.empty() ? h : options_.imgsz.front(),
                             options_.imgsz.empty() ? w : options_.imgsz.back());
@@ -106,10 +107,7 @@ void Engine::warm_up(ShapeModule& m, const torch::Tensor& x) {
     try {
       run_module(m, in);
     } catch (const c10::Error& e) {
-      const std::string what = e.what_without_backtrace();
-      throw std::runtime_error(fmt::format("'{}' failed on input [{}]: {}", path_,
-                                           fmt::join(x.sizes().vec(), ", "),
-                                           what.substr(0, what.find('\n'))));
+      throw_run_failure(e, x);
     }
   };
   try {
@@ -223,11 +221,15 @@ torch::Tensor Engine::forward(const torch::Tensor& input) {
     // Postprocessing reads FP32 (or the FP16 the caller asked for), never BF16.
     return out.scalar_type() == torch::kBFloat16 ? out.to(torch::kFloat) : out;
   } catch (const c10::Error& e) {
-    const std::string what = e.what_without_backtrace();
-    throw std::runtime_error(fmt::format("'{}' failed on input [{}]: {}", path_,
-                                         fmt::join(input.sizes().vec(), ", "),
-                                         what.substr(0, what.find('\n'))));
+    throw_run_failure(e, input);
   }
+}
+
+void Engine::throw_run_failure(const c10::Error& e, const torch::Tensor& input) const {
+  const std::string what = e.what_without_backtrace();
+  throw std::runtime_error(fmt::format("'{}' failed on input [{}]: {}", path_,
+                                       fmt::join(input.sizes().vec(), ", "),
+                                       what.substr(0, what.find('\n'))));
 }
 
 void Engine::fuse_convolutions(ShapeModule& m, int64_t height, int64_t width) {

@@ -64,16 +64,10 @@ std::string default_client_id() {
 }
 
 std::string read_password_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw UsageError("MQTT publisher: password_file '" + path +
-                     "' is a folder: give the file that holds the password or token");
+  check_readable(path, "password_file",
+                 "create it with the password or token on one line, readable by this service "
+                 "only (chmod 600)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw UsageError("MQTT publisher: password_file '" + path +
-                     "' cannot be read: create it with the password or token on one line, "
-                     "readable by this service only (chmod 600)");
-  }
   std::string secret((std::istreambuf_iterator<char>(in)), {});
   while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
   if (secret.empty()) {

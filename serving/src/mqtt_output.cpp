@@ -47,25 +47,27 @@ std::string signature_of(const FrameResult& r) {
   return s;
 }
 
+// The topic prefix and device id every message is published under; throws naming the bad one.
+void check_topic_and_device_id(const std::string& topic, const std::string& device_id) {
+  if (const std::string why = mqtt_topic_problem(topic); !why.empty())
+    throw std::invalid_argument("mqtt topic '" + topic + "' " + why);
+  if (const std::string why = mqtt_device_id_problem(device_id); !why.empty())
+    throw std::invalid_argument("mqtt device id '" + device_id + "' " + why);
+}
+
 }  // namespace
 
 void check_mqtt_output_options(const MqttOutputOptions& options) {
   MqttPublisher::check(publisher_options(options));
-  if (const std::string why = mqtt_topic_problem(options.topic); !why.empty())
-    throw std::invalid_argument("mqtt topic '" + options.topic + "' " + why);
-  const std::string device_id = options.device_id.empty() ? host_name() : options.device_id;
-  if (const std::string why = mqtt_device_id_problem(device_id); !why.empty())
-    throw std::invalid_argument("mqtt device id '" + device_id + "' " + why);
+  check_topic_and_device_id(options.topic,
+                            options.device_id.empty() ? host_name() : options.device_id);
 }
 
 MqttOutput::MqttOutput(const MqttOutputOptions& config, MetricsRegistry* metrics)
     : config_(config),
       device_id_(config.device_id.empty() ? host_name() : config.device_id),
       publisher_(std::make_unique<MqttPublisher>(publisher_options(config))) {
-  if (const std::string why = mqtt_topic_problem(config_.topic); !why.empty())
-    throw std::invalid_argument("mqtt topic '" + config_.topic + "' " + why);
-  if (const std::string why = mqtt_device_id_problem(device_id_); !why.empty())
-    throw std::invalid_argument("mqtt device id '" + device_id_ + "' " + why);
+  check_topic_and_device_id(config_.topic, device_id_);
   spdlog::info("mqtt: publishing to {} under {}/{}/ as client {}", publisher_->broker(),
                config_.topic, device_id_, publisher_->client_id());
   if (!metrics) return;

@@ -424,6 +424,17 @@ std::vector<Row> rect_rows(const Args& args, const fs::path& video) {
            *std::max_element(paired.begin(), paired.end())}};
 }
 
+// rect_rows() as a table: frames/s and the rect row's paired ratio to the square.
+void print_rect_table(const std::vector<Row>& rows, const cv::Mat& frame, int rounds) {
+  fmt::print("\nrect against square ({}x{} frames): medians of {} alternating rounds\n\n",
+             frame.cols, frame.rows, rounds);
+  fmt::print("| {:<56} | {:>9} | {:>28} |\n", "what", "frames/s", "paired ratio, median (range)");
+  fmt::print("|{:-<58}|{:->11}|{:->30}|\n", "", "", "");
+  for (const auto& r : rows)
+    fmt::print("| {:<56} | {:>9.2f} | {:>28} |\n", r.what, r.fps,
+               fmt::format("{:.3f}x ({:.3f}-{:.3f})", r.ratio, r.ratio_min, r.ratio_max));
+}
+
 // detect_images on the decoded frames, one frame per call, no GStreamer.
 Row engine_baseline(const fs::path& model, const std::vector<cv::Mat>& frames, float conf) {
   yolo::Engine engine(model.string(), {});
@@ -508,15 +519,7 @@ int run(int argc, char** argv) {
                  fmt::format("{:.3f}x ({:.3f}-{:.3f})", r.ratio, r.ratio_min, r.ratio_max),
                  1000.0 / r.fps - 1000.0 / tracking_rows[0].fps);
   }
-  if (!rect.empty()) {
-    fmt::print("\nrect against square ({}x{} frames): medians of {} alternating rounds\n\n",
-               frames.front().cols, frames.front().rows, args.rect_rounds);
-    fmt::print("| {:<56} | {:>9} | {:>28} |\n", "what", "frames/s", "paired ratio, median (range)");
-    fmt::print("|{:-<58}|{:->11}|{:->30}|\n", "", "", "");
-    for (const auto& r : rect)
-      fmt::print("| {:<56} | {:>9.2f} | {:>28} |\n", r.what, r.fps,
-                 fmt::format("{:.3f}x ({:.3f}-{:.3f})", r.ratio, r.ratio_min, r.ratio_max));
-  }
+  if (!rect.empty()) print_rect_table(rect, frames.front(), args.rect_rounds);
   fmt::print("\npeak resident memory of this process (VmHWM): {:.0f} MiB\n", peak_rss_mib());
   return 0;
 }

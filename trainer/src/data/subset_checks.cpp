@@ -43,6 +43,18 @@ void check_class_filter(const std::set<int>& classes, const DatasetConfig& data,
   spdlog::warn("{}: its metrics will be 0", message);
 }
 
+void filter_classes(std::vector<ImageRecord>& records, const std::set<int>& keep, bool single) {
+  for (auto& r : records) {
+    std::vector<LabelBox> boxes;
+    for (auto b : r.boxes) {
+      if (!keep.empty() && !keep.count(b.cls)) continue;
+      if (single) b.cls = 0;
+      boxes.push_back(b);
+    }
+    r.boxes = std::move(boxes);
+  }
+}
+
 void check_fraction(double fraction, size_t images, const std::string& split) {
   if (fraction >= 1.0 || images == 0) return;
   const auto kept = static_cast<size_t>(std::round(static_cast<double>(images) * fraction));

@@ -83,19 +83,9 @@ ValData read_val_data(const Config& cfg, const ModelMetadata& meta, const std::s
     throw DatasetError(fmt::format("the '{}' split has no usable images", d.split));
   // classes= keeps those classes' labels, as Ultralytics' val dataset does; a filter that keeps
   // nothing leaves nothing to measure.
-  std::set<int> classes;
-  if (!cfg.is_null("classes"))
-    for (long long c : cfg.get_int_list("classes")) classes.insert(static_cast<int>(c));
+  const std::set<int> classes = classes_setting(cfg);
   check_class_filter(classes, d.config, d.scan.images, d.split);
-  for (auto& r : d.scan.images) {
-    std::vector<LabelBox> kept;
-    for (LabelBox b : r.boxes) {
-      if (!classes.empty() && !classes.count(b.cls)) continue;
-      if (cfg.get_bool("single_cls")) b.cls = 0;
-      kept.push_back(b);
-    }
-    r.boxes = std::move(kept);
-  }
+  filter_classes(d.scan.images, classes, cfg.get_bool("single_cls"));
   return d;
 }
 
@@ -138,7 +128,7 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
   lo.workers = std::max(1, static_cast<int>(cfg.get_int("workers")));
   lo.augment = false;
   lo.shuffle = false;
-  lo.rect = engine->rect() && rect_inference_setting(cfg);  // Ultralytics' rect batches
+  lo.rect = engine->rect();  // Ultralytics' rect batches (rect=False: the engine runs square)
   lo.stride = static_cast<int>(meta.stride);
   DataLoader loader(data.scan.images, lo);
 

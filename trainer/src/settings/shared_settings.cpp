@@ -10,6 +10,13 @@
 
 namespace yolo {
 
+std::set<int> classes_setting(const Config& cfg) {
+  std::set<int> classes;
+  if (!cfg.is_null("classes"))
+    for (long long c : cfg.get_int_list("classes")) classes.insert(static_cast<int>(c));
+  return classes;
+}
+
 bool rect_inference_setting(const Config& cfg) {
   return cfg.was_set("rect") ? cfg.get_bool("rect") : true;
 }

@@ -81,8 +81,7 @@ TrainOptions TrainOptions::from_config(const Config& cfg) {
   o.name = string_or_empty(cfg, "name");
   o.exist_ok = cfg.get_bool("exist_ok");
   o.single_cls = cfg.get_bool("single_cls");
-  if (!cfg.is_null("classes"))
-    for (long long c : cfg.get_int_list("classes")) o.classes.insert(static_cast<int>(c));
+  o.classes = classes_setting(cfg);
   o.val_split = cfg.get_string("split") == "train" ? "train" : "val";
   o.fraction = cfg.get_float("fraction");
   o.cache = cfg.get_string("cache");

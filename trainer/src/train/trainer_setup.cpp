@@ -181,19 +181,6 @@ std::vector<ImageRecord> scan_split(const DatasetConfig& data, const std::string
   return scan.images;
 }
 
-// classes= keeps only the listed classes; single_cls maps every class to 0.
-void filter_classes(std::vector<ImageRecord>& records, const std::set<int>& keep, bool single) {
-  for (auto& r : records) {
-    std::vector<LabelBox> boxes;
-    for (auto b : r.boxes) {
-      if (!keep.empty() && !keep.count(b.cls)) continue;
-      if (single) b.cls = 0;
-      boxes.push_back(b);
-    }
-    r.boxes = std::move(boxes);
-  }
-}
-
 }  // namespace
 
 void Trainer::setup_loaders() {

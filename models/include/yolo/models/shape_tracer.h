@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -21,10 +22,15 @@ namespace yolo {
 
 class ShapeTracer {
  public:
-  // The tracer of `path` on `device`; nullptr when the file is a fixed-shape export. Throws
+  // The tracer of `path` on `device`; nullptr when the file is a fixed-shape export. Reads the
+  // zip directory only: the network is read on the first trace() or default_size(), so that a
+  // checkpoint that only ever runs at its own size costs nothing more at load. Throws
   // CheckpointError for unusable files, as load_torchscript does.
   static std::unique_ptr<ShapeTracer> open(const std::string& path, const c10::Device& device);
   ~ShapeTracer();
+
+  // An Ultralytics .pt (torch.save), rather than one of our training checkpoints.
+  bool torch_save() const { return torch_save_; }
 
   // The network fused and traced at height x width (32 to 8192; a size that is not a multiple of
   // the stride is rounded up, with a warning) on the device, in FP32, at the file's batch, with
@@ -34,17 +40,19 @@ class ShapeTracer {
 
   // The size the file runs at when none is given: a .pt's training size, a checkpoint's traced
   // size ([h, w]).
-  std::pair<int64_t, int64_t> default_size() const { return default_size_; }
-  int64_t stride() const { return stride_; }
+  std::pair<int64_t, int64_t> default_size() const;
 
  private:
   ShapeTracer() = default;
+  // The network and what every trace's metadata starts from, read once.
+  struct Network;
+  const Network& network() const;
+
   std::string path_;
   c10::Device device_{c10::kCPU};
-  std::shared_ptr<DetectionModelImpl> model_;  // eager, unfused, eval, on the CPU
-  ModelMetadata metadata_;                     // what every trace's metadata starts from
-  std::pair<int64_t, int64_t> default_size_{640, 640};
-  int64_t stride_ = 32;
+  bool torch_save_ = false;
+  mutable std::mutex mutex_;
+  mutable std::unique_ptr<Network> network_;
 };
 
 }  // namespace yolo

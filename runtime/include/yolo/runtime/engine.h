@@ -67,8 +67,7 @@ struct EngineOptions {
   // traced at this [h, w] (or [s]); empty = the size they were trained at. A fixed-shape export
   // keeps the size it was traced at.
   std::vector<int64_t> imgsz;
-  // Accept other input sizes where the file allows it (rect()); false: only the traced size, and
-  // the file is read once.
+  // Accept other input sizes where the file allows it (rect()); false: only the traced size.
   bool rect = true;
 };
 
@@ -159,6 +158,8 @@ class Engine {
   ShapeModule& module_for(int64_t height, int64_t width);
   void check_input(const torch::Tensor& input) const;
   torch::Tensor run_module(ShapeModule& m, const torch::Tensor& x);  // under mutex_
+  // LibTorch's error of a forward pass on `input` as std::runtime_error naming the file and shape.
+  [[noreturn]] void throw_run_failure(const c10::Error& e, const torch::Tensor& input) const;
 };
 
 }  // namespace yolo

@@ -1,6 +1,7 @@
 // Settings that pick a subset of a split (classes=, fraction=), checked against the data they
 // pick from (#57): one that leaves nothing to train or measure is refused naming the setting and
-// the numbers ("fraction=0.01 of the 8 images of 'train' leaves 0"), instead of a run on nothing.
+// the numbers ("fraction=0.01 of the 8 images of 'train' leaves 0"), instead of a run on nothing;
+// and the class filter itself, shared by training and validation.
 #pragma once
 
 #include <set>
@@ -18,6 +19,9 @@ namespace yolo {
 void check_class_filter(const std::set<int>& classes, const DatasetConfig& data,
                         const std::vector<ImageRecord>& records, const std::string& split,
                         bool required = true);
+
+// classes= keeps only the listed classes' labels (empty: all); single_cls maps every class to 0.
+void filter_classes(std::vector<ImageRecord>& records, const std::set<int>& keep, bool single);
 
 // fraction= of `images` images keeps round(images x fraction) of them (Ultralytics' rule): 0
 // throws ConfigError with the smallest fraction that keeps one.

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace yolo {
@@ -25,6 +26,9 @@ ImageSize imgsz_setting(const Config& cfg);
 // Training and validation letterbox to squares: one side. [h, w] with h != w trains at the larger
 // side with a warning, as Ultralytics' check_imgsz(max_dim=1) does.
 int64_t square_imgsz_setting(const Config& cfg, const std::string& mode);
+
+// classes= as a set of ids (empty when it is left empty: every class).
+std::set<int> classes_setting(const Config& cfg);
 
 // rect= for val and predict: as given, else true (Ultralytics' val and predict default to
 // rectangles; training's default is false).
