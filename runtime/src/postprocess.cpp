@@ -7,7 +7,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "yolo/models/geometry/box_math.h"
+#include "yolo/core/box_math.h"
 #include "yolo/models/geometry/box_tensors.h"
 
 namespace yolo {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "yolo/runtime/detection.h"
-#include "yolo/serving/mqtt_publisher.h"
+#include "yolo/mqtt/mqtt_publisher.h"
 
 namespace yolo {
 namespace {

@@ -1,4 +1,4 @@
-// The box-maths module (models/: box_math.h on single boxes, box_tensors.h on tensors) against
+// The box maths (core/ box_math.h on single boxes, models/ box_tensors.h on tensors) against
 // hand-computed values: IoU in Ultralytics' float32 form, IoA, conversions, clipping, CIoU.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "yolo/models/geometry/box_math.h"
+#include "yolo/core/box_math.h"
 #include "yolo/models/geometry/box_tensors.h"
 
 namespace {

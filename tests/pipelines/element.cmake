@@ -20,8 +20,8 @@ yolo_add_test(NAME test_yolo_pipeline LABEL integration
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_pipeline.cpp
   LIBS yolo_gst_meta yolo_serving yolo_synth PkgConfig::GST_CHECK PkgConfig::HTTPLIB
   nlohmann_json::nlohmann_json PkgConfig::MOSQUITTO)
-# The MQTT broker and subscriber of the serving tests.
-target_include_directories(test_yolo_pipeline PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/serving)
+# The MQTT broker and subscriber of the MQTT tests.
+target_include_directories(test_yolo_pipeline PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/mqtt)
 add_dependencies(test_yolo_pipeline gstyolo)
 # A model trained by yolo-trainer detects the synthetic video's shapes through the element.
 yolo_add_test(NAME test_yolo_detect LABEL slow TIMEOUT 1800
@@ -37,8 +37,8 @@ if(TARGET yolo-monitor)
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_yolo_monitor.cpp
     LIBS yolo_synth PkgConfig::MONITOR_E2E_GST PkgConfig::HTTPLIB nlohmann_json::nlohmann_json
          PkgConfig::MOSQUITTO)
-  # The MQTT broker and subscriber of the serving tests.
-  target_include_directories(test_yolo_monitor PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/serving)
+  # The MQTT broker and subscriber of the MQTT tests.
+  target_include_directories(test_yolo_monitor PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/mqtt)
   target_compile_definitions(test_yolo_monitor PRIVATE
     YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_MONITOR_BIN="$<TARGET_FILE:yolo-monitor>")
   add_dependencies(test_yolo_monitor yolo-monitor yolo-trainer gstyolo)

@@ -26,7 +26,7 @@
 #include "yolo/core/log.h"
 #include "yolo/runtime/detection.h"
 #include "yolo/serving/mqtt_output.h"
-#include "yolo/serving/mqtt_publisher.h"
+#include "yolo/mqtt/mqtt_publisher.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;

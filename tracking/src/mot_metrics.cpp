@@ -456,6 +456,8 @@ void HotaMetrics::finalize() {
 
 // ---- One sequence ----
 
+// Not core/box_math.h's float32 IoU with eps: the scorers compare against TrackEval and
+// py-motmetrics, which compute IoU in float64 on x, y, w, h and without an eps.
 double box_iou(const MotBox& a, const MotBox& b) {
   const double iw = std::min(a.x + a.w, b.x + b.w) - std::max(a.x, b.x);
   const double ih = std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "yolo/core/box_math.h"
+
 namespace yolo::tracking {
 
 std::array<float, 4> track_xyxy(const TrackState& t, BoxEncoding encoding) {
@@ -28,15 +30,12 @@ Measurement measure(const std::array<float, 4>& tlwh, BoxEncoding encoding) {
 std::vector<float> iou_distance(const std::vector<std::array<float, 4>>& a,
                                 const std::vector<std::array<float, 4>>& b) {
   std::vector<float> cost(a.size() * b.size());
+  // Ultralytics' bbox_ioa(iou=True): the same float32 IoU with eps 1e-7 as the metrics' box_iou.
   for (size_t i = 0; i < a.size(); ++i) {
-    const float area_a = (a[i][2] - a[i][0]) * (a[i][3] - a[i][1]);
+    const boxes::Xyxy box_a{a[i][0], a[i][1], a[i][2], a[i][3]};
     for (size_t j = 0; j < b.size(); ++j) {
-      const float iw = std::max(std::min(a[i][2], b[j][2]) - std::max(a[i][0], b[j][0]), 0.0f);
-      const float ih = std::max(std::min(a[i][3], b[j][3]) - std::max(a[i][1], b[j][1]), 0.0f);
-      const float inter = iw * ih;
-      const float area_b = (b[j][2] - b[j][0]) * (b[j][3] - b[j][1]);
-      const float iou = inter / (area_b + area_a - inter + 1e-7f);
-      cost[i * b.size() + j] = 1.0f - iou;
+      const boxes::Xyxy box_b{b[j][0], b[j][1], b[j][2], b[j][3]};
+      cost[i * b.size() + j] = 1.0f - boxes::iou(box_a, box_b);
     }
   }
   return cost;

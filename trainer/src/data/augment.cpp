@@ -5,7 +5,7 @@
 #include <opencv2/imgproc.hpp>
 #include <stdexcept>
 
-#include "yolo/models/geometry/box_math.h"
+#include "yolo/core/box_math.h"
 
 namespace yolo {
 namespace {

@@ -10,7 +10,7 @@
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/progress_bar.h"
 #include "yolo/core/stopwatch.h"
-#include "yolo/models/geometry/box_math.h"
+#include "yolo/core/box_math.h"
 #include "yolo/trainer/plots/metric_plots.h"
 #include "yolo/trainer/plots/plots.h"
 

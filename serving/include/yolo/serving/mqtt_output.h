@@ -6,7 +6,7 @@
 // <topic>/<device_id>/<stream>/detections.
 //
 // Never holds a stream up: publishing appends to the publisher's bounded buffer, and a broker
-// that is away only fills it (yolo/serving/mqtt_publisher.h: reconnects with backoff, sends in
+// that is away only fills it (yolo/mqtt/mqtt_publisher.h: reconnects with backoff, sends in
 // order, drops the oldest when full and counts it). Thread-safe.
 #pragma once
 

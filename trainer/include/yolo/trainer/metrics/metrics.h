@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "yolo/models/geometry/box_math.h"
+#include "yolo/core/box_math.h"
 #include "yolo/runtime/inference_defaults.h"
 
 namespace yolo::metrics {

@@ -1,6 +1,7 @@
-// Box maths on single boxes, shared by the metrics, NMS and augmentation (Ultralytics keeps the
-// same jobs in utils/ops.py and utils/metrics.py). Plain floats: no LibTorch, no OpenCV, so any
-// layer may use it. The tensor forms (conversions over a dimension, CIoU) are box_tensors.h.
+// Box maths on single boxes, shared by the metrics, NMS, augmentation and the trackers (Ultralytics
+// keeps the same jobs in utils/ops.py and utils/metrics.py). Plain floats: no LibTorch, no OpenCV,
+// so any layer may use it. The tensor forms (conversions over a dimension, CIoU) are models/
+// box_tensors.h.
 #pragma once
 
 #include <algorithm>

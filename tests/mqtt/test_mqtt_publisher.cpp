@@ -28,7 +28,7 @@
 #include "run_command.h"
 #include "test_files.h"
 #include "yolo/core/error.h"
-#include "yolo/serving/mqtt_publisher.h"
+#include "yolo/mqtt/mqtt_publisher.h"
 
 using namespace std::chrono_literals;
 using yolo::MqttConnectionState;

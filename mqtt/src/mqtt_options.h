@@ -5,7 +5,7 @@
 #include <string>
 
 #include "mqtt_url.h"
-#include "yolo/serving/mqtt_publisher.h"
+#include "yolo/mqtt/mqtt_publisher.h"
 
 namespace yolo::mqtt_detail {
 

@@ -1,7 +1,7 @@
 // The publisher's background thread: connect, send the outbox in order, collect PUBACKs,
 // reconnect with backoff. See mqtt_publisher.h for the contract and mqtt_connection.h for why
 // each connection gets a fresh libmosquitto client.
-#include "yolo/serving/mqtt_publisher.h"
+#include "yolo/mqtt/mqtt_publisher.h"
 
 #include <mosquitto.h>
 #include <poll.h>
