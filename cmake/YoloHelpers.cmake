@@ -61,7 +61,9 @@ endif()
 set(YOLO_TEST_ASSETS "${_yolo_default_assets}" CACHE PATH
     "Folder of the tests' real weights and photos (tools/fetch-test-assets.sh)")
 
-# Registers a GoogleTest executable with ctest under a label: unit, integration, slow or gpu.
+# Registers a GoogleTest executable with ctest under one label: unit, integration, slow, gpu,
+# parity or faults (the seventh label, fuzz, is set together with faults on the libFuzzer targets
+# by tests/fuzz/tests.cmake).
 #   yolo_add_test(NAME test_device LABEL unit SOURCES a.cpp b.cpp LIBS yolo_core [TIMEOUT s])
 # NO_TORCH: a test of a library without LibTorch (yolo_media): no LibTorch precompiled header.
 function(yolo_add_test)

@@ -4,9 +4,15 @@
 //    type, a device string the device grammar accepts);
 //  - docs/cli.md lists every mode of the command line and documents exactly the keys of
 //    config/default.yaml, each under its section with its default and type;
-//  - relative links in README.md and docs/*.md point at files and headings that exist.
+//  - relative links in README.md and docs/*.md point at files and headings that exist;
+//  - every repository path README.md and docs/*.md name (in a code span, a link's text or a shell
+//    code block: `tools/bench/bench_gst.cpp`, `config/default.yaml:12`, `yolo/core/device.h`)
+//    exists in the source tree (docs/benchmarks-history.md is exempt: a dated journal names the
+//    files as they were on its day).
 // Each check is also run on an in-memory bad sample, so a check that can no longer fail is caught.
+#include <fnmatch.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -260,6 +266,214 @@ std::vector<std::string> broken_links(const std::string& markdown, const fs::pat
   return broken;
 }
 
+// ---- repository paths named by the docs ------------------------------------------------------
+//
+// A word names a repository path when, after trailing punctuation, a `#anchor` and a `:line` (or
+// `:first-last`) suffix are cut and a leading `./` dropped, it contains a '/' and either starts
+// with one of the source tree's top-level folders (`tools/test.sh`, `pipelines/gst/`) or is a
+// public header's include path (`yolo/core/device.h`, found under any `include/` folder). Words
+// with a glob or a placeholder (`*`, `?`, `[...]`, `{a,b}`, `<name>`, `...`, `$VAR`, `~`) name no
+// one file and are not checked, nor are URLs, absolute paths and paths under the output folders
+// (`build/bin/yolo-trainer`, `runs/detect/train`), which a reader's own run creates.
+
+// The top-level folders of a source tree that hold sources: every folder there except .git and
+// those the tree's own .gitignore ignores at the top (`/build*/`, `/runs/`, `/datasets/`: output).
+std::set<std::string> source_folders(const fs::path& root) {
+  std::vector<std::string> ignored = {".git"};
+  for (std::string pattern : split_lines(read_text(root / ".gitignore"))) {
+    pattern = trim(pattern);
+    if (pattern.empty() || pattern[0] == '#' || pattern[0] == '!') continue;
+    if (pattern.back() == '/') pattern.pop_back();
+    if (!pattern.empty() && pattern[0] == '/') pattern.erase(0, 1);
+    if (pattern.empty() || pattern.find('/') != std::string::npos) continue;  // not a top folder
+    ignored.push_back(pattern);
+  }
+  std::set<std::string> folders;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (!entry.is_directory()) continue;
+    const std::string name = entry.path().filename().string();
+    const bool output = std::any_of(ignored.begin(), ignored.end(), [&](const std::string& p) {
+      return fnmatch(p.c_str(), name.c_str(), 0) == 0;
+    });
+    if (!output) folders.insert(name);
+  }
+  return folders;
+}
+
+// The `include/` folders under the source folders, where a public header's include path resolves.
+std::vector<fs::path> include_folders(const fs::path& root, const std::set<std::string>& folders) {
+  std::vector<fs::path> found;
+  for (const std::string& folder : folders) {
+    for (auto it = fs::recursive_directory_iterator(root / folder);
+         it != fs::recursive_directory_iterator(); ++it) {
+      if (it->is_directory() && it->path().filename() == "include") found.push_back(it->path());
+    }
+  }
+  return found;
+}
+
+struct SourceTree {
+  fs::path root;
+  std::set<std::string> folders;
+  std::vector<fs::path> includes;
+  explicit SourceTree(const fs::path& r)
+      : root(r), folders(source_folders(r)), includes(include_folders(r, folders)) {}
+};
+
+// The code spans of a paragraph with their offsets: a run of N backticks up to the next run of
+// exactly N (as CommonMark reads them), so a span may cross a line break; an unclosed run is text.
+std::vector<std::pair<size_t, std::string>> code_spans(const std::string& text) {
+  auto run_at = [&](size_t i) {
+    const size_t end = text.find_first_not_of('`', i);
+    return (end == std::string::npos ? text.size() : end) - i;
+  };
+  std::vector<std::pair<size_t, std::string>> spans;
+  size_t open = text.find('`');
+  while (open != std::string::npos) {
+    const size_t n = run_at(open);
+    size_t close = text.find('`', open + n);
+    while (close != std::string::npos && run_at(close) != n)
+      close = text.find('`', close + run_at(close));
+    if (close == std::string::npos) {
+      open = text.find('`', open + n);
+      continue;
+    }
+    spans.emplace_back(open + n, text.substr(open + n, close - open - n));
+    open = text.find('`', close + n);
+  }
+  return spans;
+}
+
+// The words of a span, a link's text or a shell line, split where a path cannot go on.
+std::vector<std::string> path_words(const std::string& text) {
+  static const std::string separators = "=\"'(),;|&`";
+  std::vector<std::string> words(1);
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c)) || separators.find(c) != std::string::npos) {
+      if (!words.back().empty()) words.emplace_back();
+    } else {
+      words.back() += c;
+    }
+  }
+  if (words.back().empty()) words.pop_back();
+  return words;
+}
+
+// A word of a doc that may name a path, and where it stands.
+struct NamedWord {
+  std::string where;  // file:line
+  std::string word;
+};
+
+// Every word of the code spans and link texts of the prose, and of the shell code blocks (only
+// the "$ " lines of a console block); other code blocks (YAML, JSON, output) are not read.
+std::vector<NamedWord> named_words(const std::string& markdown, const std::string& file) {
+  std::vector<NamedWord> out;
+  auto add = [&](const std::string& text, size_t line) {
+    for (const std::string& word : path_words(text))
+      out.push_back({file + ":" + std::to_string(line), word});
+  };
+  // A paragraph (lines up to a blank line; each table row on its own) and its first line.
+  std::string paragraph;
+  size_t first_line = 0;
+  auto flush = [&] {
+    auto line_of = [&](size_t offset) {
+      return first_line +
+             static_cast<size_t>(std::count(paragraph.begin(), paragraph.begin() + offset, '\n'));
+    };
+    for (const auto& [offset, span] : code_spans(paragraph)) add(span, line_of(offset));
+    static const std::regex link_text(R"(\[([^\]]*)\]\()");
+    for (auto it = std::sregex_iterator(paragraph.begin(), paragraph.end(), link_text);
+         it != std::sregex_iterator(); ++it)
+      add((*it)[1].str(), line_of(static_cast<size_t>(it->position(1))));
+    paragraph.clear();
+  };
+  const std::vector<std::string> lines = split_lines(markdown);
+  bool in_block = false;
+  std::string fence, info;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string t = trim(lines[i]);
+    if (in_block) {
+      if (t.rfind(fence, 0) == 0 && t.find_first_not_of(fence[0]) == std::string::npos) {
+        in_block = false;
+      } else if (docs::is_shell_block(info) && (info != "console" || t.rfind("$ ", 0) == 0)) {
+        add(info == "console" ? t.substr(2) : t, i + 1);
+      }
+      continue;
+    }
+    if (t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0) {
+      flush();
+      const size_t n = t.find_first_not_of(t[0]);
+      fence = t.substr(0, n);
+      std::istringstream words(n == std::string::npos ? std::string() : t.substr(n));
+      info.clear();
+      words >> info;
+      std::transform(info.begin(), info.end(), info.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      in_block = true;
+      continue;
+    }
+    if (t.empty() || t[0] == '|') flush();
+    if (t.empty()) continue;
+    if (paragraph.empty()) {
+      first_line = i + 1;
+    } else {
+      paragraph += '\n';
+    }
+    paragraph += lines[i];
+    if (t[0] == '|') flush();
+  }
+  flush();
+  return out;
+}
+
+// The repository path a word names (see above), or empty when it names none to check.
+std::string repo_path(std::string word, const SourceTree& tree) {
+  static const std::regex line_suffix(R"(:[0-9]+(-[0-9]+)?$)");
+  const size_t hash = word.find('#');
+  if (hash != std::string::npos && hash > 0) word.erase(hash);
+  while (!word.empty() && std::string(".,:;!?").find(word.back()) != std::string::npos)
+    word.pop_back();
+  word = std::regex_replace(word, line_suffix, "");
+  if (word.rfind("./", 0) == 0) word.erase(0, 2);
+  if (word.find('/') == std::string::npos || word.find("://") != std::string::npos ||
+      word.find_first_of("*?[]{}<>$~") != std::string::npos ||
+      word.find("...") != std::string::npos || word.find("\xE2\x80\xA6") != std::string::npos)
+    return {};
+  const std::string first = word.substr(0, word.find('/'));
+  if (tree.folders.count(first)) return word;
+  auto ends_with = [&](const std::string& end) {
+    return word.size() >= end.size() &&
+           word.compare(word.size() - end.size(), end.size(), end) == 0;
+  };
+  if (first == "yolo" && (ends_with(".h") || ends_with(".hpp") || ends_with("/")))
+    return word;  // a public header or its folder, as #include names it
+  return {};
+}
+
+bool path_exists(const std::string& path, const SourceTree& tree) {
+  if (path.rfind("yolo/", 0) == 0 && !tree.folders.count("yolo")) {
+    return std::any_of(tree.includes.begin(), tree.includes.end(),
+                       [&](const fs::path& dir) { return fs::exists(dir / path); });
+  }
+  return fs::exists(tree.root / path);
+}
+
+// "file:line: `path`" for each repository path the page names that the tree does not have.
+std::vector<std::string> missing_paths(const std::string& markdown, const std::string& file,
+                                       const SourceTree& tree, int* checked = nullptr) {
+  std::vector<std::string> missing;
+  std::set<std::string> reported;
+  for (const NamedWord& named : named_words(markdown, file)) {
+    const std::string path = repo_path(named.word, tree);
+    if (path.empty()) continue;
+    if (checked) ++*checked;
+    const std::string line = named.where + ": `" + path + "`";
+    if (!path_exists(path, tree) && reported.insert(line).second) missing.push_back(line);
+  }
+  return missing;
+}
+
 std::string join(const std::vector<std::string>& lines) {
   std::string out;
   for (const auto& l : lines) out += "  " + l + "\n";
@@ -389,6 +603,69 @@ TEST(Links, ReportsMissingFilesAndAnchors) {
                                       "training.md#no-such-section"}));
 }
 
+TEST(RepoPaths, SourceFoldersLeaveOutWhatGitignoreIgnores) {
+  const fs::path root =
+      fs::temp_directory_path() / ("test_docs_folders_" + std::to_string(getpid()));
+  fs::remove_all(root);
+  for (const char* dir :
+       {"core", "tools", ".ci", ".git", "build", "build-asan", "runs", "datasets"})
+    fs::create_directories(root / dir);
+  std::ofstream(root / ".gitignore") << "# output\n/build*/\n/runs/\ndatasets/\n*.swp\n"
+                                     << "tools/bench/out/\n!keep/\n";
+  std::ofstream(root / "README.md") << "not a folder\n";
+  EXPECT_EQ(source_folders(root), (std::set<std::string>{".ci", "core", "tools"}));
+  fs::remove_all(root);
+}
+
+TEST(RepoPaths, CodeSpansPairBackticksAcrossLines) {
+  const std::string text = "a `one` b ``two `x` y`` c `three\nfour` d ` e";
+  const auto spans = code_spans(text);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].second, "one");
+  EXPECT_EQ(spans[1].second, "two `x` y");
+  EXPECT_EQ(spans[2].second, "three\nfour");
+}
+
+TEST(RepoPaths, ReportsMissingPathsAndOnlyThose) {
+  const SourceTree tree(kSourceDir);
+  ASSERT_TRUE(tree.folders.count("tools") && tree.folders.count("docs"));
+  EXPECT_FALSE(tree.folders.count("build") || tree.folders.count("runs") ||
+               tree.folders.count(".git"));
+  const std::string md =
+      "# Sample\n"
+      "Exist: `tools/test.sh`, `config/default.yaml:3`, `tests/docs/test_docs.cpp:10-20`,\n"
+      "`docs/cli.md#keys`, `./tools/test.sh`, `tools/` and `yolo/core/device.h`; `yolo-trainer\n"
+      "train cfg=config/default.yaml` across a line break, [`tests/docs/`](../tests/docs).\n"
+      "Missing: `tools/no_such_tool.sh`, `core/no_such.h` and `yolo/core/no_such.h`.\n"
+      "\n"
+      "| `docs/no_such_page.md` | in a table |\n"
+      "\n"
+      "Not checked: `build/bin/no_such`, `runs/detect/no_such/best.pt`, `tools/*.sh`,\n"
+      "`models/cfg/<name>.yaml`, `tools/.../x.sh`, `$OUT/tools/x`, `/opt/yolo-edge/no_such`,\n"
+      "`https://example.com/tools/x`, `a/b`, `yolov8{n,s}.yaml`, `../shared/no_such.md`,\n"
+      "`yolo/no_such.json` (a checkpoint's archive member, not a header).\n"
+      "[link text naming tools/no_such_link.sh](https://example.com)\n"
+      "```sh\n"
+      "tools/no_such_script.sh --out runs/x && build/bin/yolo-trainer checks\n"
+      "yolo-trainer predict source=tests/no_such_folder/ model=best.pt\n"
+      "```\n"
+      "```yaml\n"
+      "model: tools/not_read_in_yaml.pt\n"
+      "```\n"
+      "```console\n"
+      "$ tools/test.sh -L unit\n"
+      "tools/output_line_not_read.txt\n"
+      "```\n";
+  int checked = 0;
+  EXPECT_EQ(missing_paths(md, "sample.md", tree, &checked),
+            (std::vector<std::string>{
+                "sample.md:5: `tools/no_such_tool.sh`", "sample.md:5: `core/no_such.h`",
+                "sample.md:5: `yolo/core/no_such.h`", "sample.md:7: `docs/no_such_page.md`",
+                "sample.md:13: `tools/no_such_link.sh`", "sample.md:15: `tools/no_such_script.sh`",
+                "sample.md:16: `tests/no_such_folder/`"}));
+  EXPECT_EQ(checked, 18);  // the 11 that exist (`tests/docs/` twice: span and link text) and 7
+}
+
 // ---- the real documentation ---------------------------------------------------------------------
 
 TEST(Documentation, EveryTrainerCommandInTheDocsIsValid) {
@@ -425,6 +702,21 @@ TEST(Documentation, CliReferenceListsEveryMode) {
   const std::string modes = marked_region(cli, "modes");
   ASSERT_FALSE(modes.empty()) << "docs/cli.md lacks <!-- modes:begin --> ... <!-- modes:end -->";
   EXPECT_EQ(join(check_mode_table(modes, yolo::known_modes())), "");
+}
+
+TEST(Documentation, EveryRepositoryPathTheDocsNameExists) {
+  const SourceTree tree(kSourceDir);
+  std::string failures;
+  int checked = 0;
+  for (const fs::path& file : documentation_files()) {
+    const std::string name = fs::relative(file, kSourceDir).string();
+    if (name == "docs/benchmarks-history.md") continue;  // a dated journal: the paths of its day
+    for (const std::string& line : missing_paths(read_text(file), name, tree, &checked))
+      failures += line + "\n";
+  }
+  std::cout << checked << " repository paths named by the docs\n";
+  EXPECT_EQ(failures, "") << "rename them to the file's path now (git log --follow finds a move)";
+  EXPECT_GE(checked, 200) << "the check no longer finds the paths the docs name";
 }
 
 TEST(Documentation, RelativeLinksInDocsResolve) {

@@ -79,8 +79,8 @@ bool has_display() {
 // test machine cannot run, never single lines.
 std::string skip_reason(const std::string& page, const docs::ShellLine& line) {
   if (line.marker.rfind("skip:", 0) == 0) return docs::trim(line.marker.substr(5));
-  if (page == "docs/benchmarks.md")
-    return "reproduces a measurement (minutes to hours; docs/benchmarks.md runs them by hand)";
+  if (page == "docs/benchmarks.md" || page == "docs/benchmarks-history.md")
+    return "reproduces a measurement (minutes to hours; the benchmark pages run them by hand)";
   static const std::vector<SkipRule> rules = {
       {std::regex(R"((^|\s)(sudo|systemctl|usermod)\s)"), "changes the system (root, systemd)"},
       {std::regex(R"((^|\s)(cmake|tools/(install-deps|quickstart|test|gpu-check)\.sh)(\s|$))"),
@@ -437,6 +437,7 @@ TEST(DocsRun, SkipRulesLeaveOutOnlyWhatCannotRunHere) {
   EXPECT_EQ(reason("README.md", "curl -s localhost:8080/x", "skip: needs a server"),
             "needs a server");
   EXPECT_NE(reason("docs/benchmarks.md", "yolo-trainer checks", ""), "");
+  EXPECT_NE(reason("docs/benchmarks-history.md", "yolo-trainer checks", ""), "");
 }
 
 TEST(DocsRun, CommandsThatEndByThemselvesAreWaitedFor) {
