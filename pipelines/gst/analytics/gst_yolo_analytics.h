@@ -18,15 +18,13 @@ GST_ELEMENT_REGISTER_DECLARE(yoloanalytics);
 G_END_DECLS
 
 namespace yolo::gst {
+struct AnalyticsSettings;  // the element's properties (yolo_analytics_logic.h)
 class YoloAnalyticsLogic;  // the element's C++ state (yolo_analytics_logic.h)
-}
+}  // namespace yolo::gst
 
 struct _GstYoloAnalytics {
   GstBaseTransform parent;
-  // Properties, under the object lock (config and stream-id only in NULL and READY).
-  gchar* config;
-  gchar* stream_id;
-  gboolean post_messages;
-  // Built in instance_init with placement new, torn down in finalize (GObject owns the memory).
+  // Built in instance_init and torn down in finalize (element_glue.h's construct_member).
+  std::unique_ptr<yolo::gst::AnalyticsSettings> settings;  // under the object lock
   std::unique_ptr<yolo::gst::YoloAnalyticsLogic> impl;
 };

@@ -37,6 +37,13 @@ struct AnalyticsStats {
   uint64_t resets = 0;
 };
 
+// The element's properties (gst_yolo_analytics.cpp's table).
+struct AnalyticsSettings {
+  std::string config;     // analytics or yolo-monitor YAML; read going to READY
+  std::string stream_id;  // "" = the element's name
+  bool post_messages = false;
+};
+
 class YoloAnalyticsLogic {
  public:
   explicit YoloAnalyticsLogic(GstBaseTransform* element) : element_(element) {}

@@ -20,20 +20,15 @@ GST_ELEMENT_REGISTER_DECLARE(yolooverlay);
 G_END_DECLS
 
 namespace yolo::gst {
-struct OverlayTrails;  // the trails' state (gst_yolo_overlay.cpp)
-}
+struct OverlaySettings;  // the element's properties (gst_yolo_overlay.cpp)
+struct OverlayTrails;    // the trails' state (gst_yolo_overlay.cpp)
+}  // namespace yolo::gst
 
-// Properties are read and written under the object lock (they may change while frames flow); the
-// caps and the trails only on the streaming thread.
 struct _GstYoloOverlay {
   GstBaseTransform parent;
-  gboolean show_labels;
-  gboolean show_confidence;
-  gint line_width;  // 0: from the frame size, as Ultralytics
-  guint trails;     // points per track trail; 0: no trails
   GstVideoInfo info;
   gint format;  // yolo::PixelFormat of the negotiated caps
-  // Constructed in instance_init with placement new, destroyed in finalize: GObject allocates
-  // the instance, so its C++ member must be built and torn down by hand.
+  // Built in instance_init and torn down in finalize (element_glue.h's construct_member).
+  std::unique_ptr<yolo::gst::OverlaySettings> settings;  // under the object lock
   std::unique_ptr<yolo::gst::OverlayTrails> trail_state;
 };

@@ -1,5 +1,6 @@
-// The `yolo` element's properties as plain values, with their defaults and ranges: the one place
-// gst_yolo.cpp (property specs) and yolo_logic.cpp (behaviour) take them from.
+// The `yolo` element's properties as plain values with their defaults, and their table (names,
+// ranges, when they may change): the one place gst_yolo.cpp (property specs) and yolo_logic.cpp
+// (behaviour) take them from.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "property_table.h"
 #include "yolo/runtime/inference_defaults.h"
 
 namespace yolo::gst {
@@ -14,15 +16,15 @@ namespace yolo::gst {
 struct ElementSettings {
   std::string model;                        // path; required
   std::string device;                       // core/device.h grammar; "" = best available
-  double conf_threshold = kPredictConf;     // 0..1, detections with a higher score are kept
-  double iou_threshold = kNmsIou;           // 0..1, NMS suppresses overlaps above it
-  unsigned max_detections = kMaxDet;        // 1..kMaxDetections per frame
+  double conf_threshold = kPredictConf;     // detections with a higher score are kept
+  double iou_threshold = kNmsIou;           // NMS suppresses overlaps above it
+  unsigned max_detections = kMaxDet;        // per frame
   std::string classes;                      // "" = all; comma-separated ids and/or names
   bool half = false;                        // FP16 (GPU devices only)
   bool rect = true;                         // the stream's minimal stride-multiple rectangle
   std::string bf16 = "auto";                // BF16 autocast on the CPU: auto, true or false
-  unsigned batch_size = 1;                  // 1..kMaxBatch frames per model call
-  unsigned batch_timeout_us = 5000;         // 0..kMaxBatchTimeoutUs, wait for a batch to fill
+  unsigned batch_size = 1;                  // frames per model call
+  unsigned batch_timeout_us = 5000;         // wait for a batch to fill
   std::string model_instance_id;            // "" = a model of its own
   unsigned inference_interval = 1;          // infer every Nth frame (1 = every frame)
   std::string stream_id;                    // "" = the element's name
@@ -37,12 +39,14 @@ struct ElementSettings {
   static constexpr unsigned kMaxBatch = 256;
   static constexpr unsigned kMaxBatchTimeoutUs = 10'000'000;
 
-  // One line per value outside its range, naming the property, the value and the range. The
-  // property specs accept any number of their type, so that a value such as conf-threshold=2
-  // reaches the element (GLib would only print a warning and keep the default) and is refused here.
+  // One line per value outside its range, naming the property, the value and the range, and for
+  // a bf16 that is not a choice (ranged_param_spec.h: why the specs let such values through).
   std::vector<std::string> problems() const;
   // `bf16` as the engine takes it: empty for auto, else on or off (bf16 must be valid).
   std::optional<bool> bf16_choice() const;
 };
+
+// The properties' table (element_settings.cpp); the "stats" property follows its rows.
+const PropertyTable<ElementSettings>& yolo_properties();
 
 }  // namespace yolo::gst

@@ -29,93 +29,64 @@
 
 #include <gst/video/video.h>
 
-#include <new>
 #include <string>
 
 #include "debug.h"
-#include "video_frames.h"
+#include "element_glue.h"
 #include "yolo_tracker_logic.h"
 
-namespace {
-
+using yolo::gst::Change;
+using yolo::gst::PropertyTable;
+using yolo::gst::TrackerSettings;
 using yolo::gst::YoloTrackerLogic;
-
-enum { PROP_0, PROP_TRACKER, PROP_KEEP_UNTRACKED, PROP_STATS };
-
-constexpr const char* kDefaultTracker = "botsort.yaml";
-constexpr gboolean kDefaultKeepUntracked = FALSE;
-
-}  // namespace
-
-static GstStaticPadTemplate tracker_sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_VIDEO_CAPS));
-static GstStaticPadTemplate tracker_src_template =
-    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_VIDEO_CAPS));
 
 G_DEFINE_TYPE(GstYoloTracker, gst_yolo_tracker, GST_TYPE_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(yolotracker, "yolotracker", GST_RANK_NONE, GST_TYPE_YOLO_TRACKER)
 
 namespace {
 
+const PropertyTable<TrackerSettings>& properties() {
+  static const PropertyTable<TrackerSettings> table =
+      PropertyTable<TrackerSettings>()
+          .text("tracker", "Tracker",
+                "Tracker settings: botsort.yaml (BoT-SORT with camera motion compensation) or "
+                "bytetrack.yaml, built in, or a YAML file with Ultralytics' tracker keys "
+                "(docs/tracking.md). Read when the element goes to READY: a bad file is an error "
+                "naming the file and the key",
+                &TrackerSettings::tracker, Change::kReady)
+          .flag("keep-untracked", "Keep untracked",
+                "Keep the detections that are not confirmed tracks (new, unmatched or low-score "
+                "ones) unchanged and without an id, instead of removing them",
+                &TrackerSettings::keep_untracked, Change::kPlaying);
+  return table;
+}
+
 YoloTrackerLogic& impl(gpointer object) {
   return *GST_YOLO_TRACKER(object)->impl;
 }
 
-std::string tracker_name(GstYoloTracker* self) {
-  GST_OBJECT_LOCK(self);
-  std::string name = self->tracker ? self->tracker : "";
-  GST_OBJECT_UNLOCK(self);
-  return name;
+TrackerSettings settings_of(gpointer object) {
+  return yolo::gst::locked_copy(object, *GST_YOLO_TRACKER(object)->settings);
 }
 
 void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-  GstYoloTracker* self = GST_YOLO_TRACKER(object);
-  if (id == PROP_TRACKER && GST_STATE(self) > GST_STATE_READY) {
-    // The tracker is made when the element starts; a change now would silently do nothing.
-    GST_WARNING_OBJECT(self, "property 'tracker' can only be changed in the NULL or READY state");
-    return;
-  }
-  GST_OBJECT_LOCK(self);
-  switch (id) {
-    case PROP_TRACKER:
-      g_free(self->tracker);
-      self->tracker = g_value_dup_string(value);
-      break;
-    case PROP_KEEP_UNTRACKED:
-      self->keep_untracked = g_value_get_boolean(value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK(self);
+  yolo::gst::set_locked_property(object, properties(), *GST_YOLO_TRACKER(object)->settings, id,
+                                 value, pspec);
 }
 
 void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
-  GstYoloTracker* self = GST_YOLO_TRACKER(object);
-  if (id == PROP_STATS) {
+  if (id == properties().size() + 1) {                          // stats
     g_value_take_boxed(value, impl(object).stats_structure());  // takes the object lock itself
     return;
   }
-  GST_OBJECT_LOCK(self);
-  switch (id) {
-    case PROP_TRACKER:
-      g_value_set_string(value, self->tracker);
-      break;
-    case PROP_KEEP_UNTRACKED:
-      g_value_set_boolean(value, self->keep_untracked);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK(self);
+  yolo::gst::get_locked_property(object, properties(), *GST_YOLO_TRACKER(object)->settings, id,
+                                 value, pspec);
 }
 
 void finalize(GObject* object) {
   GstYoloTracker* self = GST_YOLO_TRACKER(object);
-  self->impl.~unique_ptr();
-  g_free(self->tracker);
+  yolo::gst::destroy_member(self->impl);
+  yolo::gst::destroy_member(self->settings);
   G_OBJECT_CLASS(gst_yolo_tracker_parent_class)->finalize(object);
 }
 
@@ -123,13 +94,13 @@ void finalize(GObject* object) {
 // gst_element_set_state() at once, with the library's message, before any frame flows.
 GstStateChangeReturn change_state(GstElement* element, GstStateChange transition) {
   if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
-      !impl(element).load(tracker_name(GST_YOLO_TRACKER(element))))
+      !impl(element).load(settings_of(element).tracker))
     return GST_STATE_CHANGE_FAILURE;
   return GST_ELEMENT_CLASS(gst_yolo_tracker_parent_class)->change_state(element, transition);
 }
 
 gboolean start(GstBaseTransform* trans) {
-  return impl(trans).start(tracker_name(GST_YOLO_TRACKER(trans)));
+  return impl(trans).start(settings_of(trans).tracker);
 }
 
 gboolean stop(GstBaseTransform* trans) {
@@ -147,11 +118,7 @@ gboolean sink_event(GstBaseTransform* trans, GstEvent* event) {
 }
 
 GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
-  GstYoloTracker* self = GST_YOLO_TRACKER(trans);
-  GST_OBJECT_LOCK(self);
-  const bool keep_untracked = self->keep_untracked;
-  GST_OBJECT_UNLOCK(self);
-  return impl(trans).process(buffer, keep_untracked);
+  return impl(trans).process(buffer, settings_of(trans).keep_untracked);
 }
 
 // The `yolo` element's offer to hand its publishing over (result_publisher.h); other queries as
@@ -163,44 +130,6 @@ gboolean query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* q) 
   return GST_BASE_TRANSFORM_CLASS(gst_yolo_tracker_parent_class)->query(trans, direction, q);
 }
 
-// Upstream may send padded frames (GstVideoMeta), and the ROI metas are what this element reads.
-gboolean propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* q) {
-  return yolo::gst::propose_with_frame_metas(
-      GST_BASE_TRANSFORM_CLASS(gst_yolo_tracker_parent_class), trans, decide_query, q);
-}
-
-void install_properties(GObjectClass* object_class) {
-  g_object_class_install_property(
-      object_class, PROP_TRACKER,
-      g_param_spec_string(
-          "tracker", "Tracker",
-          "Tracker settings: botsort.yaml (BoT-SORT with camera motion compensation) or "
-          "bytetrack.yaml, built in, or a YAML file with Ultralytics' tracker keys "
-          "(docs/tracking.md). Read when the element goes to READY: a bad file is an error "
-          "naming the file and the key",
-          kDefaultTracker,
-          static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                   GST_PARAM_MUTABLE_READY)));
-  g_object_class_install_property(
-      object_class, PROP_KEEP_UNTRACKED,
-      g_param_spec_boolean(
-          "keep-untracked", "Keep untracked",
-          "Keep the detections that are not confirmed tracks (new, unmatched or low-score ones) "
-          "unchanged and without an id, instead of removing them",
-          kDefaultKeepUntracked,
-          static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                   GST_PARAM_MUTABLE_PLAYING)));
-  g_object_class_install_property(
-      object_class, PROP_STATS,
-      g_param_spec_boxed(
-          "stats", "Statistics",
-          "Counters since start: frames, tracked-frames, skipped-frames (not inferred "
-          "upstream), tracks (confirmed on the last tracked frame), highest-id (since the last "
-          "reset), removed (untracked detections), skipped-detections (non-finite or empty "
-          "boxes), resets",
-          GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-}
-
 }  // namespace
 
 static void gst_yolo_tracker_class_init(GstYoloTrackerClass* klass) {
@@ -210,7 +139,12 @@ static void gst_yolo_tracker_class_init(GstYoloTrackerClass* klass) {
   object_class->set_property = set_property;
   object_class->get_property = get_property;
   object_class->finalize = finalize;
-  install_properties(object_class);
+  properties().install(object_class);
+  yolo::gst::install_stats_property(
+      object_class, properties().size() + 1,
+      "Counters since start: frames, tracked-frames, skipped-frames (not inferred upstream), "
+      "tracks (confirmed on the last tracked frame), highest-id (since the last reset), removed "
+      "(untracked detections), skipped-detections (non-finite or empty boxes), resets");
 
   gst_element_class_set_static_metadata(
       element_class, "YOLO object tracker", "Filter/Analyzer/Video",
@@ -220,8 +154,7 @@ static void gst_yolo_tracker_class_init(GstYoloTrackerClass* klass) {
       "keep-untracked. Ids start again at 1 on stream-start, flush-stop, a changed segment and "
       "a new frame size",
       "yolo-edge developers");
-  gst_element_class_add_static_pad_template(element_class, &tracker_sink_template);
-  gst_element_class_add_static_pad_template(element_class, &tracker_src_template);
+  yolo::gst::init_video_filter_class(element_class, trans_class);
   element_class->change_state = change_state;
 
   trans_class->start = start;
@@ -230,15 +163,10 @@ static void gst_yolo_tracker_class_init(GstYoloTrackerClass* klass) {
   trans_class->set_caps = set_caps;
   trans_class->sink_event = sink_event;
   trans_class->transform_ip = transform_ip;
-  trans_class->propose_allocation = propose_allocation;
-  trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_ip_on_passthrough = FALSE;
 }
 
 static void gst_yolo_tracker_init(GstYoloTracker* self) {
-  self->tracker = g_strdup(kDefaultTracker);
-  self->keep_untracked = kDefaultKeepUntracked;
-  new (&self->impl) std::unique_ptr<YoloTrackerLogic>(
-      std::make_unique<YoloTrackerLogic>(GST_BASE_TRANSFORM(self)));
+  yolo::gst::construct_member(self->settings);
+  yolo::gst::construct_member(self->impl, GST_BASE_TRANSFORM(self));
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

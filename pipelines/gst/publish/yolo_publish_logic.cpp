@@ -13,6 +13,24 @@
 
 namespace yolo::gst {
 
+MqttOutputOptions PublishSettings::output_options() const {
+  MqttOutputOptions o;
+  o.url = url;
+  o.topic = topic;
+  o.qos = qos;
+  o.device_id = device_id;
+  o.client_id = client_id;
+  o.username = username;
+  o.password_file = password_file;
+  o.tls_ca = tls_ca;
+  o.tls_cert = tls_cert;
+  o.tls_key = tls_key;
+  o.detections_every = static_cast<int>(detections_every);
+  o.detections_on_change = detections_on_change;
+  o.buffer_max_messages = buffer_max_messages;
+  return o;
+}
+
 bool YoloPublishLogic::start(const MqttOutputOptions& options, const std::string& stream_id) {
   if (options.url.empty()) {
     GST_ELEMENT_ERROR(element_, RESOURCE, SETTINGS, ("No broker to publish to"),

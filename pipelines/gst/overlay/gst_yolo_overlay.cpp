@@ -29,17 +29,25 @@
 #include <gst/video/gstvideometa.h>
 
 #include <exception>
-#include <new>
 #include <optional>
 
 #include "analytics_drawing.h"
 #include "debug.h"
+#include "element_glue.h"
 #include "id_reset_rule.h"
 #include "track_trails.h"
 #include "video_frames.h"
 #include "yolo/gst/detection_meta.h"
 
 namespace yolo::gst {
+
+// The element's properties (the table below), all read per frame.
+struct OverlaySettings {
+  bool show_labels = true;
+  bool show_confidence = true;
+  int line_width = 0;   // 0: from the frame size, as Ultralytics
+  unsigned trails = 0;  // points per track trail; 0: no trails
+};
 
 // The trails and when to forget them: ids start again upstream by the same rule.
 struct OverlayTrails {
@@ -54,69 +62,51 @@ namespace {
 using yolo::AnnotateOptions;
 using yolo::Detection;
 using yolo::PixelFormat;
-
-enum { PROP_0, PROP_SHOW_LABELS, PROP_SHOW_CONFIDENCE, PROP_LINE_WIDTH, PROP_TRAILS };
-
-constexpr gboolean kDefaultShowLabels = TRUE, kDefaultShowConfidence = TRUE;
-constexpr gint kDefaultLineWidth = 0;
-constexpr guint kDefaultTrails = 0, kMaxTrails = 10000;
+using yolo::gst::Change;
+using yolo::gst::OverlaySettings;
+using yolo::gst::PropertyTable;
 
 }  // namespace
-
-static GstStaticPadTemplate overlay_sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_VIDEO_CAPS));
-static GstStaticPadTemplate overlay_src_template =
-    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(YOLO_VIDEO_CAPS));
 
 G_DEFINE_TYPE(GstYoloOverlay, gst_yolo_overlay, GST_TYPE_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(yolooverlay, "yolooverlay", GST_RANK_NONE, GST_TYPE_YOLO_OVERLAY)
 
 namespace {
 
+const PropertyTable<OverlaySettings>& properties() {
+  using S = OverlaySettings;
+  static const PropertyTable<S> table =
+      PropertyTable<S>()
+          .flag("show-labels", "Show labels",
+                "Draw a label tab above each box (the class name or region type)", &S::show_labels,
+                Change::kPlaying)
+          .flag("show-confidence", "Show confidence",
+                "Follow the class name with the confidence (\"person 0.87\")", &S::show_confidence,
+                Change::kPlaying)
+          .integer("line-width", "Line width",
+                   "Box line width in pixels; 0: from the frame size, as Ultralytics' plots",
+                   &S::line_width, 0, 64, Change::kPlaying)
+          .count("trails", "Trails",
+                 "Draw each tracked region's path: a line through the centres of its last N boxes "
+                 "(regions with a track id, e.g. from yolotracker). 0: no trails",
+                 &S::trails, 0, 10000, Change::kPlaying);
+  return table;
+}
+
 void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-  GstYoloOverlay* self = GST_YOLO_OVERLAY(object);
-  GST_OBJECT_LOCK(self);
-  switch (id) {
-    case PROP_SHOW_LABELS:
-      self->show_labels = g_value_get_boolean(value);
-      break;
-    case PROP_SHOW_CONFIDENCE:
-      self->show_confidence = g_value_get_boolean(value);
-      break;
-    case PROP_LINE_WIDTH:
-      self->line_width = g_value_get_int(value);
-      break;
-    case PROP_TRAILS:
-      self->trails = g_value_get_uint(value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK(self);
+  yolo::gst::set_locked_property(object, properties(), *GST_YOLO_OVERLAY(object)->settings, id,
+                                 value, pspec);
 }
 
 void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
-  GstYoloOverlay* self = GST_YOLO_OVERLAY(object);
-  GST_OBJECT_LOCK(self);
-  switch (id) {
-    case PROP_SHOW_LABELS:
-      g_value_set_boolean(value, self->show_labels);
-      break;
-    case PROP_SHOW_CONFIDENCE:
-      g_value_set_boolean(value, self->show_confidence);
-      break;
-    case PROP_LINE_WIDTH:
-      g_value_set_int(value, self->line_width);
-      break;
-    case PROP_TRAILS:
-      g_value_set_uint(value, self->trails);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK(self);
+  yolo::gst::get_locked_property(object, properties(), *GST_YOLO_OVERLAY(object)->settings, id,
+                                 value, pspec);
+}
+
+// Values set out of range before start fail it, naming them.
+gboolean start(GstBaseTransform* trans) {
+  const OverlaySettings s = yolo::gst::locked_copy(trans, *GST_YOLO_OVERLAY(trans)->settings);
+  return yolo::gst::settings_in_range(GST_ELEMENT(trans), properties().problems(s));
 }
 
 gboolean set_caps(GstBaseTransform* trans, GstCaps* incaps, GstCaps*) {
@@ -138,13 +128,12 @@ struct DrawSettings {
 };
 
 DrawSettings settings_of(GstYoloOverlay* self) {
+  const OverlaySettings o = yolo::gst::locked_copy(self, *self->settings);
   DrawSettings s;
-  GST_OBJECT_LOCK(self);
-  s.annotate.show_labels = self->show_labels;
-  s.annotate.show_conf = self->show_confidence;
-  s.annotate.line_width = self->line_width;
-  s.trails = self->trails;
-  GST_OBJECT_UNLOCK(self);
+  s.annotate.show_labels = o.show_labels;
+  s.annotate.show_conf = o.show_confidence;
+  s.annotate.line_width = o.line_width;
+  s.trails = o.trails;
   return s;
 }
 
@@ -215,18 +204,11 @@ gboolean stop(GstBaseTransform* trans) {
 }
 
 void finalize(GObject* object) {
-  GST_YOLO_OVERLAY(object)->trail_state.~unique_ptr();
+  GstYoloOverlay* self = GST_YOLO_OVERLAY(object);
+  yolo::gst::destroy_member(self->trail_state);
+  yolo::gst::destroy_member(self->settings);
   G_OBJECT_CLASS(gst_yolo_overlay_parent_class)->finalize(object);
 }
-
-// Upstream may send padded frames (GstVideoMeta), and the ROI metas are what this element reads.
-gboolean propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* q) {
-  return yolo::gst::propose_with_frame_metas(
-      GST_BASE_TRANSFORM_CLASS(gst_yolo_overlay_parent_class), trans, decide_query, q);
-}
-
-constexpr auto kPlaying = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                                   GST_PARAM_MUTABLE_PLAYING);
 
 }  // namespace
 
@@ -238,52 +220,25 @@ static void gst_yolo_overlay_class_init(GstYoloOverlayClass* klass) {
   object_class->get_property = get_property;
   object_class->finalize = finalize;
 
-  g_object_class_install_property(
-      object_class, PROP_SHOW_LABELS,
-      g_param_spec_boolean("show-labels", "Show labels",
-                           "Draw a label tab above each box (the class name or region type)",
-                           kDefaultShowLabels, kPlaying));
-  g_object_class_install_property(
-      object_class, PROP_SHOW_CONFIDENCE,
-      g_param_spec_boolean("show-confidence", "Show confidence",
-                           "Follow the class name with the confidence (\"person 0.87\")",
-                           kDefaultShowConfidence, kPlaying));
-  g_object_class_install_property(
-      object_class, PROP_LINE_WIDTH,
-      g_param_spec_int("line-width", "Line width",
-                       "Box line width in pixels; 0: from the frame size, as Ultralytics' plots", 0,
-                       64, kDefaultLineWidth, kPlaying));
-  g_object_class_install_property(
-      object_class, PROP_TRAILS,
-      g_param_spec_uint("trails", "Trails",
-                        "Draw each tracked region's path: a line through the centres of its last "
-                        "N boxes (regions with a track id, e.g. from yolotracker). 0: no trails",
-                        0, kMaxTrails, kDefaultTrails, kPlaying));
+  properties().install(object_class);
 
   gst_element_class_set_static_metadata(
       element_class, "YOLO detection overlay", "Filter/Effect/Video",
       "Draws the region of interest metas (detections of the yolo element or any other) as "
       "boxes with labels onto the frames; tracked ones with their id and, with trails, their path",
       "yolo-edge developers");
-  gst_element_class_add_static_pad_template(element_class, &overlay_sink_template);
-  gst_element_class_add_static_pad_template(element_class, &overlay_src_template);
+  yolo::gst::init_video_filter_class(element_class, trans_class);
 
+  trans_class->start = start;
   trans_class->set_caps = set_caps;
   trans_class->sink_event = sink_event;
   trans_class->stop = stop;
   trans_class->transform_ip = transform_ip;
-  trans_class->propose_allocation = propose_allocation;
-  trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_ip_on_passthrough = FALSE;
 }
 
 static void gst_yolo_overlay_init(GstYoloOverlay* self) {
-  self->show_labels = kDefaultShowLabels;
-  self->show_confidence = kDefaultShowConfidence;
-  self->line_width = kDefaultLineWidth;
-  self->trails = kDefaultTrails;
-  new (&self->trail_state)
-      std::unique_ptr<yolo::gst::OverlayTrails>(std::make_unique<yolo::gst::OverlayTrails>());
+  yolo::gst::construct_member(self->settings);
+  yolo::gst::construct_member(self->trail_state);
   gst_video_info_init(&self->info);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

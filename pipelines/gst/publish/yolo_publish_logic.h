@@ -21,6 +21,19 @@
 
 namespace yolo::gst {
 
+// The element's properties (gst_yolo_publish.cpp's table), in the property types; the defaults
+// are MqttOutputOptions' own.
+struct PublishSettings {
+  std::string url, topic = MqttOutputOptions().topic;
+  int qos = MqttOutputOptions().qos;
+  std::string device_id, stream_id, client_id, username, password_file, tls_ca, tls_cert, tls_key;
+  unsigned detections_every = 0;
+  bool detections_on_change = false;
+  unsigned buffer_max_messages = static_cast<unsigned>(MqttOutputOptions().buffer_max_messages);
+
+  MqttOutputOptions output_options() const;
+};
+
 class YoloPublishLogic {
  public:
   explicit YoloPublishLogic(GstBaseTransform* element) : element_(element) {}

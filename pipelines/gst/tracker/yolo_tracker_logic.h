@@ -57,6 +57,12 @@ struct TrackerStats {
   uint64_t resets = 0;              // new runs of ids (IdResetRule)
 };
 
+// The element's properties (gst_yolo_tracker.cpp's table).
+struct TrackerSettings {
+  std::string tracker = "botsort.yaml";  // a built-in name or a YAML file; read going to READY
+  bool keep_untracked = false;           // keep detections that are not confirmed tracks
+};
+
 class YoloTrackerLogic {
  public:
   explicit YoloTrackerLogic(GstBaseTransform* element) : element_(element) {}

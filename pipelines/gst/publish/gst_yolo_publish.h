@@ -8,8 +8,6 @@
 
 #include <memory>
 
-#include "yolo/serving/mqtt_output.h"
-
 G_BEGIN_DECLS
 
 #define GST_TYPE_YOLO_PUBLISH (gst_yolo_publish_get_type())
@@ -20,14 +18,13 @@ GST_ELEMENT_REGISTER_DECLARE(yolopublish);
 G_END_DECLS
 
 namespace yolo::gst {
+struct PublishSettings;  // the element's properties (yolo_publish_logic.h)
 class YoloPublishLogic;  // the element's C++ state (yolo_publish_logic.h)
-}
+}  // namespace yolo::gst
 
 struct _GstYoloPublish {
   GstBaseTransform parent;
-  // Properties, under the object lock; read when the element starts (READY -> PAUSED).
-  // Built in instance_init with placement new, torn down in finalize (GObject owns the memory).
-  yolo::MqttOutputOptions options;
-  std::string stream_id;
+  // Built in instance_init and torn down in finalize (element_glue.h's construct_member).
+  std::unique_ptr<yolo::gst::PublishSettings> settings;  // under the object lock
   std::unique_ptr<yolo::gst::YoloPublishLogic> impl;
 };

@@ -18,16 +18,13 @@ GST_ELEMENT_REGISTER_DECLARE(yolotracker);
 G_END_DECLS
 
 namespace yolo::gst {
+struct TrackerSettings;  // the element's properties (yolo_tracker_logic.h)
 class YoloTrackerLogic;  // the element's C++ state (yolo_tracker_logic.h)
-}
+}  // namespace yolo::gst
 
 struct _GstYoloTracker {
   GstBaseTransform parent;
-  // Properties, read and written under the object lock (keep-untracked may change while frames
-  // flow; tracker only in NULL and READY).
-  gchar* tracker;
-  gboolean keep_untracked;
-  // Constructed in instance_init with placement new, destroyed in finalize: GObject allocates
-  // the instance, so its C++ member must be built and torn down by hand.
+  // Built in instance_init and torn down in finalize (element_glue.h's construct_member).
+  std::unique_ptr<yolo::gst::TrackerSettings> settings;  // under the object lock
   std::unique_ptr<yolo::gst::YoloTrackerLogic> impl;
 };
