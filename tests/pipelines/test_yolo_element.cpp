@@ -414,6 +414,55 @@ TEST(YoloElement, UnloadableModelsPostAnErrorNamingTheFile) {
   EXPECT_NE(odd.find("odd size"), std::string::npos) << odd;
 }
 
+// Every element's number properties show their real range (the GParamSpec's minimum and maximum,
+// which gst-inspect-1.0 prints), yet a value outside it still reaches the element, which refuses
+// to start naming it: with a plain spec GLib would drop the value with a warning and the element
+// would run on its default.
+TEST(YoloElements, NumberPropertiesShowTheirRangeAndRefuseValuesOutsideIt) {
+  struct Case {
+    const char* factory;
+    const char* property;
+    double lo, hi;
+  };
+  const Case cases[] = {{"yolo", "conf-threshold", 0, 1},
+                        {"yolo", "max-detections", 1, 10000},
+                        {"yolo", "http-port", -1, 65535},
+                        {"yolooverlay", "line-width", 0, 64},
+                        {"yolooverlay", "trails", 0, 10000},
+                        {"yolopublish", "mqtt-qos", 0, 1},
+                        {"yolopublish", "buffer-max-messages", 1, 10000000}};
+  for (const Case& c : cases) {
+    GstElement* element = gst_element_factory_make(c.factory, nullptr);
+    ASSERT_NE(element, nullptr) << c.factory;
+    GParamSpec* p = g_object_class_find_property(G_OBJECT_GET_CLASS(element), c.property);
+    ASSERT_NE(p, nullptr) << c.property;
+    double lo = 0, hi = 0;
+    if (G_IS_PARAM_SPEC_DOUBLE(p)) {
+      lo = G_PARAM_SPEC_DOUBLE(p)->minimum, hi = G_PARAM_SPEC_DOUBLE(p)->maximum;
+    } else if (G_IS_PARAM_SPEC_UINT(p)) {
+      lo = G_PARAM_SPEC_UINT(p)->minimum, hi = G_PARAM_SPEC_UINT(p)->maximum;
+    } else if (G_IS_PARAM_SPEC_INT(p)) {
+      lo = G_PARAM_SPEC_INT(p)->minimum, hi = G_PARAM_SPEC_INT(p)->maximum;
+    } else {
+      ADD_FAILURE() << c.property << " is not a number property";
+    }
+    EXPECT_EQ(lo, c.lo) << c.factory << " " << c.property;
+    EXPECT_EQ(hi, c.hi) << c.factory << " " << c.property;
+    gst_object_unref(element);
+  }
+  std::string e = first_error("videotestsrc num-buffers=2 ! yolooverlay line-width=100 ! fakesink");
+  EXPECT_NE(e.find("line-width=100 is out of range: use 0 to 64"), std::string::npos) << e;
+  e = first_error(
+      "videotestsrc num-buffers=2 ! yolopublish url=mqtt://127.0.0.1:9 mqtt-qos=2 "
+      "detections-every=2000000 ! fakesink");
+  EXPECT_NE(e.find("mqtt-qos=2 is out of range: use 0 to 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("detections-every=2000000 is out of range: use 0 to 1000000"), std::string::npos)
+      << e;
+  EXPECT_EQ(first_error("videotestsrc num-buffers=2 ! yolooverlay line-width=64 trails=5 ! "
+                        "fakesink"),
+            "");
+}
+
 // Out-of-range values and classes the model does not have fail the start with the property, the
 // value and the range named (GLib alone would warn and run on the default); a running stream
 // keeps its previous value when one is changed to something invalid.
