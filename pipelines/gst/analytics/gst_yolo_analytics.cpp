@@ -63,40 +63,17 @@ const PropertyTable<AnalyticsSettings>& properties() {
   return table;
 }
 
+using Glue = yolo::gst::ElementGlue<GstYoloAnalytics, AnalyticsSettings, properties>;
+
 YoloAnalyticsLogic& impl(gpointer object) {
-  return *GST_YOLO_ANALYTICS(object)->impl;
-}
-
-AnalyticsSettings settings_of(gpointer object) {
-  return yolo::gst::locked_copy(object, *GST_YOLO_ANALYTICS(object)->settings);
-}
-
-void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-  yolo::gst::set_locked_property(object, properties(), *GST_YOLO_ANALYTICS(object)->settings, id,
-                                 value, pspec);
-}
-
-void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
-  if (id == properties().size() + 1) {  // stats
-    g_value_take_boxed(value, impl(object).stats_structure());
-    return;
-  }
-  yolo::gst::get_locked_property(object, properties(), *GST_YOLO_ANALYTICS(object)->settings, id,
-                                 value, pspec);
-}
-
-void finalize(GObject* object) {
-  GstYoloAnalytics* self = GST_YOLO_ANALYTICS(object);
-  yolo::gst::destroy_member(self->impl);
-  yolo::gst::destroy_member(self->settings);
-  G_OBJECT_CLASS(gst_yolo_analytics_parent_class)->finalize(object);
+  return Glue::impl(object);
 }
 
 // The settings are read going to READY: a bad file fails the state change at once. The stream id
 // defaults to the element's name.
 GstStateChangeReturn change_state(GstElement* element, GstStateChange transition) {
   if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
-    const AnalyticsSettings s = settings_of(element);
+    const AnalyticsSettings s = Glue::settings(element);
     const std::string id = s.stream_id.empty() ? GST_OBJECT_NAME(element) : s.stream_id;
     if (!impl(element).load(s.config, id)) return GST_STATE_CHANGE_FAILURE;
   }
@@ -122,7 +99,7 @@ gboolean sink_event(GstBaseTransform* trans, GstEvent* event) {
 }
 
 GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
-  return impl(trans).process(buffer, settings_of(trans).post_messages);
+  return impl(trans).process(buffer, Glue::settings(trans).post_messages);
 }
 
 }  // namespace
@@ -131,12 +108,8 @@ static void gst_yolo_analytics_class_init(GstYoloAnalyticsClass* klass) {
   GObjectClass* object_class = G_OBJECT_CLASS(klass);
   GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  object_class->set_property = set_property;
-  object_class->get_property = get_property;
-  object_class->finalize = finalize;
-  properties().install(object_class);
-  yolo::gst::install_stats_property(
-      object_class, properties().size() + 1,
+  Glue::init_class(
+      object_class,
       "Counters since start: frames, analysed (frames the detector ran on), events, resets");
   gst_element_class_set_static_metadata(
       element_class, "YOLO line and zone analytics", "Filter/Analyzer/Video",
@@ -154,7 +127,5 @@ static void gst_yolo_analytics_class_init(GstYoloAnalyticsClass* klass) {
 }
 
 static void gst_yolo_analytics_init(GstYoloAnalytics* self) {
-  yolo::gst::construct_member(self->settings);
-  yolo::gst::construct_member(self->impl, GST_BASE_TRANSFORM(self));
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+  Glue::init_instance(self);
 }

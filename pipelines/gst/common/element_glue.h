@@ -94,4 +94,69 @@ void get_locked_property(GObject* object, const PropertyTable<S>& table, const S
   if (!known) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
+// The glue of an element whose instance struct holds `settings` (a PropertyTable's struct, under
+// the object lock) and `impl` (its logic), both std::unique_ptr built in instance_init:
+// set_property, get_property (with "stats" from impl->stats_structure() when the logic has one),
+// finalize, the members' construction and the in-place setting. `Table` returns the element's
+// table; its "stats" property, if any, takes the id after the rows.
+//
+//   using Glue = ElementGlue<GstYoloTracker, TrackerSettings, properties>;
+//   class_init:     Glue::init_class(object_class, "Counters since start: ...");
+//   instance_init:  Glue::init_instance(self);
+//   any callback:   Glue::settings(trans).keep_untracked, Glue::impl(trans).process(...)
+template <class Instance, class Settings, const PropertyTable<Settings>& (*Table)()>
+struct ElementGlue {
+  using Logic = typename decltype(std::declval<Instance>().impl)::element_type;
+
+  static Instance* self(gpointer object) { return static_cast<Instance*>(object); }
+  static Logic& impl(gpointer object) { return *self(object)->impl; }
+  static Settings settings(gpointer object) { return locked_copy(object, *self(object)->settings); }
+
+  // `stats_blurb`: nullptr for an element without the "stats" property.
+  static void init_class(GObjectClass* klass, const char* stats_blurb) {
+    klass->set_property = set_property;
+    klass->get_property = get_property;
+    klass->finalize = finalize;
+    Table().install(klass);
+    if (stats_blurb) install_stats_property(klass, Table().size() + 1, stats_blurb);
+  }
+
+  static void init_instance(Instance* instance) {
+    construct_member(instance->settings);
+    construct_member(instance->impl, GST_BASE_TRANSFORM(instance));
+    gst_base_transform_set_in_place(GST_BASE_TRANSFORM(instance), TRUE);
+  }
+
+ private:
+  static void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
+    set_locked_property(object, Table(), *self(object)->settings, id, value, pspec);
+  }
+
+  static void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
+    if constexpr (has_stats<Logic>(0)) {
+      if (id == Table().size() + 1) {
+        g_value_take_boxed(value, impl(object).stats_structure());  // takes its own locks
+        return;
+      }
+    }
+    get_locked_property(object, Table(), *self(object)->settings, id, value, pspec);
+  }
+
+  static void finalize(GObject* object) {
+    destroy_member(self(object)->impl);
+    destroy_member(self(object)->settings);
+    G_OBJECT_CLASS(base_transform_class())->finalize(object);  // the direct parent of all five
+  }
+
+  template <class L>
+  static constexpr auto has_stats(int)
+      -> decltype(std::declval<const L&>().stats_structure(), true) {
+    return true;
+  }
+  template <class L>
+  static constexpr bool has_stats(...) {
+    return false;
+  }
+};
+
 }  // namespace yolo::gst

@@ -36,45 +36,38 @@ GType lenient_type(GType parent, const char* name) {
   return g_type_register_static(parent, name, &info, GTypeFlags(0));
 }
 
-GParamSpec* make(GType type, const char* name, const char* nick, const char* blurb,
-                 GParamFlags flags) {
-  return static_cast<GParamSpec*>(g_param_spec_internal(type, name, nick, blurb, flags));
-}
-
-}  // namespace
-
-GParamSpec* ranged_uint_spec(const char* name, const char* nick, const char* blurb, guint lo,
-                             guint hi, guint default_value, GParamFlags flags) {
-  // Function-local statics: registered once, on the first class_init that asks.
-  static const GType type = lenient_type(G_TYPE_PARAM_UINT, "YoloRangedParamUInt");
-  GParamSpec* spec = make(type, name, nick, blurb, flags);
-  GParamSpecUInt* p = G_PARAM_SPEC_UINT(spec);
+// A spec of `type` (a subtype of GLib's spec struct `Spec`) with GLib's own range fields set.
+template <class Spec, class T>
+GParamSpec* make(GType type, const char* name, const char* nick, const char* blurb, T lo, T hi,
+                 T default_value, GParamFlags flags) {
+  GParamSpec* spec =
+      static_cast<GParamSpec*>(g_param_spec_internal(type, name, nick, blurb, flags));
+  Spec* p = reinterpret_cast<Spec*>(spec);  // the subtype adds no fields to GLib's struct
   p->minimum = lo;
   p->maximum = hi;
   p->default_value = default_value;
   return spec;
+}
+
+}  // namespace
+
+// Function-local statics: each type is registered once, by the first class_init that asks.
+GParamSpec* ranged_uint_spec(const char* name, const char* nick, const char* blurb, guint lo,
+                             guint hi, guint default_value, GParamFlags flags) {
+  static const GType type = lenient_type(G_TYPE_PARAM_UINT, "YoloRangedParamUInt");
+  return make<GParamSpecUInt>(type, name, nick, blurb, lo, hi, default_value, flags);
 }
 
 GParamSpec* ranged_int_spec(const char* name, const char* nick, const char* blurb, gint lo, gint hi,
                             gint default_value, GParamFlags flags) {
   static const GType type = lenient_type(G_TYPE_PARAM_INT, "YoloRangedParamInt");
-  GParamSpec* spec = make(type, name, nick, blurb, flags);
-  GParamSpecInt* p = G_PARAM_SPEC_INT(spec);
-  p->minimum = lo;
-  p->maximum = hi;
-  p->default_value = default_value;
-  return spec;
+  return make<GParamSpecInt>(type, name, nick, blurb, lo, hi, default_value, flags);
 }
 
 GParamSpec* ranged_double_spec(const char* name, const char* nick, const char* blurb, double lo,
                                double hi, double default_value, GParamFlags flags) {
   static const GType type = lenient_type(G_TYPE_PARAM_DOUBLE, "YoloRangedParamDouble");
-  GParamSpec* spec = make(type, name, nick, blurb, flags);
-  GParamSpecDouble* p = G_PARAM_SPEC_DOUBLE(spec);
-  p->minimum = lo;
-  p->maximum = hi;
-  p->default_value = default_value;
-  return spec;
+  return make<GParamSpecDouble>(type, name, nick, blurb, lo, hi, default_value, flags);
 }
 
 }  // namespace yolo::gst

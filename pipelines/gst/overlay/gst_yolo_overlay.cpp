@@ -51,6 +51,7 @@ struct OverlaySettings {
 
 // The trails and when to forget them: ids start again upstream by the same rule.
 struct OverlayTrails {
+  explicit OverlayTrails(GstBaseTransform*) {}
   TrackTrails trails;
   IdResetRule resets;
 };
@@ -93,19 +94,11 @@ const PropertyTable<OverlaySettings>& properties() {
   return table;
 }
 
-void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-  yolo::gst::set_locked_property(object, properties(), *GST_YOLO_OVERLAY(object)->settings, id,
-                                 value, pspec);
-}
-
-void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
-  yolo::gst::get_locked_property(object, properties(), *GST_YOLO_OVERLAY(object)->settings, id,
-                                 value, pspec);
-}
+using Glue = yolo::gst::ElementGlue<GstYoloOverlay, OverlaySettings, properties>;
 
 // Values set out of range before start fail it, naming them.
 gboolean start(GstBaseTransform* trans) {
-  const OverlaySettings s = yolo::gst::locked_copy(trans, *GST_YOLO_OVERLAY(trans)->settings);
+  const OverlaySettings s = Glue::settings(trans);
   return yolo::gst::settings_in_range(GST_ELEMENT(trans), properties().problems(s));
 }
 
@@ -128,7 +121,7 @@ struct DrawSettings {
 };
 
 DrawSettings settings_of(GstYoloOverlay* self) {
-  const OverlaySettings o = yolo::gst::locked_copy(self, *self->settings);
+  const OverlaySettings o = Glue::settings(self);
   DrawSettings s;
   s.annotate.show_labels = o.show_labels;
   s.annotate.show_conf = o.show_confidence;
@@ -141,7 +134,7 @@ DrawSettings settings_of(GstYoloOverlay* self) {
 std::vector<yolo::gst::TrailDrawing> trails_of(GstYoloOverlay* self,
                                                const std::vector<Detection>& regions,
                                                const DrawSettings& s) {
-  yolo::gst::TrackTrails& trails = self->trail_state->trails;
+  yolo::gst::TrackTrails& trails = self->impl->trails;
   if (s.trails == 0) {
     trails.clear();
     return {};
@@ -192,22 +185,15 @@ GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
 // old id 1's trail.
 gboolean sink_event(GstBaseTransform* trans, GstEvent* event) {
   GstYoloOverlay* self = GST_YOLO_OVERLAY(trans);
-  if (self->trail_state->resets.starts_over(event)) self->trail_state->trails.clear();
+  if (self->impl->resets.starts_over(event)) self->impl->trails.clear();
   return GST_BASE_TRANSFORM_CLASS(gst_yolo_overlay_parent_class)->sink_event(trans, event);
 }
 
 gboolean stop(GstBaseTransform* trans) {
   GstYoloOverlay* self = GST_YOLO_OVERLAY(trans);
-  self->trail_state->trails.clear();
-  self->trail_state->resets.clear();
+  self->impl->trails.clear();
+  self->impl->resets.clear();
   return TRUE;
-}
-
-void finalize(GObject* object) {
-  GstYoloOverlay* self = GST_YOLO_OVERLAY(object);
-  yolo::gst::destroy_member(self->trail_state);
-  yolo::gst::destroy_member(self->settings);
-  G_OBJECT_CLASS(gst_yolo_overlay_parent_class)->finalize(object);
 }
 
 }  // namespace
@@ -216,11 +202,7 @@ static void gst_yolo_overlay_class_init(GstYoloOverlayClass* klass) {
   GObjectClass* object_class = G_OBJECT_CLASS(klass);
   GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  object_class->set_property = set_property;
-  object_class->get_property = get_property;
-  object_class->finalize = finalize;
-
-  properties().install(object_class);
+  Glue::init_class(object_class, nullptr);
 
   gst_element_class_set_static_metadata(
       element_class, "YOLO detection overlay", "Filter/Effect/Video",
@@ -237,8 +219,6 @@ static void gst_yolo_overlay_class_init(GstYoloOverlayClass* klass) {
 }
 
 static void gst_yolo_overlay_init(GstYoloOverlay* self) {
-  yolo::gst::construct_member(self->settings);
-  yolo::gst::construct_member(self->trail_state);
+  Glue::init_instance(self);
   gst_video_info_init(&self->info);
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

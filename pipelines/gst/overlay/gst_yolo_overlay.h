@@ -30,5 +30,5 @@ struct _GstYoloOverlay {
   gint format;  // yolo::PixelFormat of the negotiated caps
   // Built in instance_init and torn down in finalize (element_glue.h's construct_member).
   std::unique_ptr<yolo::gst::OverlaySettings> settings;  // under the object lock
-  std::unique_ptr<yolo::gst::OverlayTrails> trail_state;
+  std::unique_ptr<yolo::gst::OverlayTrails> impl;        // the trails
 };

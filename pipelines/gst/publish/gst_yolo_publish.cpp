@@ -92,33 +92,14 @@ const PropertyTable<PublishSettings>& properties() {
   return table;
 }
 
+using Glue = yolo::gst::ElementGlue<GstYoloPublish, PublishSettings, properties>;
+
 YoloPublishLogic& impl(gpointer object) {
-  return *GST_YOLO_PUBLISH(object)->impl;
-}
-
-void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-  yolo::gst::set_locked_property(object, properties(), *GST_YOLO_PUBLISH(object)->settings, id,
-                                 value, pspec);
-}
-
-void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
-  if (id == properties().size() + 1) {  // stats
-    g_value_take_boxed(value, impl(object).stats_structure());
-    return;
-  }
-  yolo::gst::get_locked_property(object, properties(), *GST_YOLO_PUBLISH(object)->settings, id,
-                                 value, pspec);
-}
-
-void finalize(GObject* object) {
-  GstYoloPublish* self = GST_YOLO_PUBLISH(object);
-  yolo::gst::destroy_member(self->impl);
-  yolo::gst::destroy_member(self->settings);
-  G_OBJECT_CLASS(gst_yolo_publish_parent_class)->finalize(object);
+  return Glue::impl(object);
 }
 
 gboolean start(GstBaseTransform* trans) {
-  const PublishSettings s = yolo::gst::locked_copy(trans, *GST_YOLO_PUBLISH(trans)->settings);
+  const PublishSettings s = Glue::settings(trans);
   if (!yolo::gst::settings_in_range(GST_ELEMENT(trans), properties().problems(s))) return FALSE;
   const std::string stream_id = s.stream_id.empty() ? GST_OBJECT_NAME(trans) : s.stream_id;
   return impl(trans).start(s.output_options(), stream_id);
@@ -143,13 +124,8 @@ static void gst_yolo_publish_class_init(GstYoloPublishClass* klass) {
   GObjectClass* object_class = G_OBJECT_CLASS(klass);
   GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  object_class->set_property = set_property;
-  object_class->get_property = get_property;
-  object_class->finalize = finalize;
-  properties().install(object_class);
-  yolo::gst::install_stats_property(
-      object_class, properties().size() + 1,
-      "broker, state, connected, last-error, queued, delivered, dropped, reconnects");
+  Glue::init_class(object_class,
+                   "broker, state, connected, last-error, queued, delivered, dropped, reconnects");
   gst_element_class_set_static_metadata(
       element_class, "YOLO MQTT publisher", "Filter/Video",
       "Publishes the frames' analytics events and detections to an MQTT broker; frames pass "
@@ -163,7 +139,5 @@ static void gst_yolo_publish_class_init(GstYoloPublishClass* klass) {
 }
 
 static void gst_yolo_publish_init(GstYoloPublish* self) {
-  yolo::gst::construct_member(self->settings);
-  yolo::gst::construct_member(self->impl, GST_BASE_TRANSFORM(self));
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+  Glue::init_instance(self);
 }

@@ -61,46 +61,23 @@ const PropertyTable<TrackerSettings>& properties() {
   return table;
 }
 
+using Glue = yolo::gst::ElementGlue<GstYoloTracker, TrackerSettings, properties>;
+
 YoloTrackerLogic& impl(gpointer object) {
-  return *GST_YOLO_TRACKER(object)->impl;
-}
-
-TrackerSettings settings_of(gpointer object) {
-  return yolo::gst::locked_copy(object, *GST_YOLO_TRACKER(object)->settings);
-}
-
-void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-  yolo::gst::set_locked_property(object, properties(), *GST_YOLO_TRACKER(object)->settings, id,
-                                 value, pspec);
-}
-
-void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
-  if (id == properties().size() + 1) {                          // stats
-    g_value_take_boxed(value, impl(object).stats_structure());  // takes the object lock itself
-    return;
-  }
-  yolo::gst::get_locked_property(object, properties(), *GST_YOLO_TRACKER(object)->settings, id,
-                                 value, pspec);
-}
-
-void finalize(GObject* object) {
-  GstYoloTracker* self = GST_YOLO_TRACKER(object);
-  yolo::gst::destroy_member(self->impl);
-  yolo::gst::destroy_member(self->settings);
-  G_OBJECT_CLASS(gst_yolo_tracker_parent_class)->finalize(object);
+  return Glue::impl(object);
 }
 
 // The settings are read when the element goes to READY, so that a bad file fails
 // gst_element_set_state() at once, with the library's message, before any frame flows.
 GstStateChangeReturn change_state(GstElement* element, GstStateChange transition) {
   if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
-      !impl(element).load(settings_of(element).tracker))
+      !impl(element).load(Glue::settings(element).tracker))
     return GST_STATE_CHANGE_FAILURE;
   return GST_ELEMENT_CLASS(gst_yolo_tracker_parent_class)->change_state(element, transition);
 }
 
 gboolean start(GstBaseTransform* trans) {
-  return impl(trans).start(settings_of(trans).tracker);
+  return impl(trans).start(Glue::settings(trans).tracker);
 }
 
 gboolean stop(GstBaseTransform* trans) {
@@ -118,7 +95,7 @@ gboolean sink_event(GstBaseTransform* trans, GstEvent* event) {
 }
 
 GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
-  return impl(trans).process(buffer, settings_of(trans).keep_untracked);
+  return impl(trans).process(buffer, Glue::settings(trans).keep_untracked);
 }
 
 // The `yolo` element's offer to hand its publishing over (result_publisher.h); other queries as
@@ -136,12 +113,8 @@ static void gst_yolo_tracker_class_init(GstYoloTrackerClass* klass) {
   GObjectClass* object_class = G_OBJECT_CLASS(klass);
   GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  object_class->set_property = set_property;
-  object_class->get_property = get_property;
-  object_class->finalize = finalize;
-  properties().install(object_class);
-  yolo::gst::install_stats_property(
-      object_class, properties().size() + 1,
+  Glue::init_class(
+      object_class,
       "Counters since start: frames, tracked-frames, skipped-frames (not inferred upstream), "
       "tracks (confirmed on the last tracked frame), highest-id (since the last reset), removed "
       "(untracked detections), skipped-detections (non-finite or empty boxes), resets");
@@ -166,7 +139,5 @@ static void gst_yolo_tracker_class_init(GstYoloTrackerClass* klass) {
 }
 
 static void gst_yolo_tracker_init(GstYoloTracker* self) {
-  yolo::gst::construct_member(self->settings);
-  yolo::gst::construct_member(self->impl, GST_BASE_TRANSFORM(self));
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+  Glue::init_instance(self);
 }
