@@ -28,7 +28,7 @@ const std::array<uint32_t, 256>& crc_table() {
 // Little-endian fields of the zip format, bounds-checked against the file.
 class Bytes {
  public:
-  explicit Bytes(std::vector<unsigned char> data) : d_(std::move(data)) {}
+  explicit Bytes(const std::vector<unsigned char>& data) : d_(data) {}
   size_t size() const { return d_.size(); }
   const unsigned char* at(uint64_t offset, uint64_t n) const {
     if (offset > d_.size() || n > d_.size() - offset)
@@ -43,7 +43,7 @@ class Bytes {
   }
 
  private:
-  std::vector<unsigned char> d_;
+  const std::vector<unsigned char>& d_;
 };
 
 }  // namespace
@@ -56,21 +56,7 @@ unsigned long crc32_of(const void* data, size_t size, unsigned long crc) {
   return c ^ 0xFFFFFFFFu;
 }
 
-namespace {
-
-struct ZipEntry {
-  std::string name;
-  uint64_t method = 0, crc = 0, csize = 0, usize = 0, local = 0;
-};
-
-struct ZipArchive {
-  Bytes bytes;
-  std::vector<ZipEntry> entries;
-};
-
-// The whole file and its central directory; throws std::runtime_error when it cannot be read or
-// is not a zip archive.
-ZipArchive read_zip(const std::string& path) {
+ZipArchive ZipArchive::read(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw std::runtime_error(fmt::format("cannot read '{}'", path));
   const std::streamsize n = in.tellg();
@@ -78,8 +64,13 @@ ZipArchive read_zip(const std::string& path) {
   in.seekg(0);
   if (!in.read(reinterpret_cast<char*>(data.data()), n))
     throw std::runtime_error(fmt::format("cannot read '{}'", path));
-  ZipArchive zip{Bytes(std::move(data)), {}};
-  const Bytes& z = zip.bytes;
+  return parse(std::move(data));
+}
+
+ZipArchive ZipArchive::parse(std::vector<unsigned char> bytes) {
+  ZipArchive zip;
+  zip.bytes_ = std::move(bytes);
+  const Bytes z(zip.bytes_);
 
   // End of central directory: the last record, followed by at most a 64 KiB comment.
   constexpr uint64_t kEocd = 0x06054b50, kEocd64 = 0x06064b50, kLocator64 = 0x07064b50;
@@ -101,7 +92,7 @@ ZipArchive read_zip(const std::string& path) {
   uint64_t p = dir;
   for (uint64_t i = 0; i < entries; ++i) {
     if (z.le(p, 4) != 0x02014b50) throw std::runtime_error("damaged zip central directory");
-    ZipEntry e;
+    Entry e;
     e.method = z.le(p + 10, 2), e.crc = z.le(p + 16, 4);
     e.csize = z.le(p + 20, 4), e.usize = z.le(p + 24, 4), e.local = z.le(p + 42, 4);
     const uint64_t name_len = z.le(p + 28, 2), extra_len = z.le(p + 30, 2),
@@ -120,23 +111,21 @@ ZipArchive read_zip(const std::string& path) {
       x += 4 + len;
     }
     p += 46 + name_len + extra_len + comment_len;
-    zip.entries.push_back(std::move(e));
+    zip.entries_.push_back(std::move(e));
   }
   return zip;
 }
 
-}  // namespace
-
-std::vector<std::string> zip_entry_names(const std::string& path) {
+std::vector<std::string> ZipArchive::names() const {
   std::vector<std::string> names;
-  for (auto& e : read_zip(path).entries) names.push_back(std::move(e.name));
+  names.reserve(entries_.size());
+  for (const Entry& e : entries_) names.push_back(e.name);
   return names;
 }
 
-std::optional<std::string> find_corrupt_zip_entry(const std::string& path) {
-  const ZipArchive zip = read_zip(path);
-  const Bytes& z = zip.bytes;
-  for (const ZipEntry& e : zip.entries) {
+std::optional<std::string> ZipArchive::find_corrupt_entry() const {
+  const Bytes z(bytes_);
+  for (const Entry& e : entries_) {
     if (e.method != 0) continue;  // compressed: the inflater would check it
     if (e.csize != e.usize)
       return fmt::format("entry '{}' is stored with two different sizes", e.name);
@@ -147,6 +136,14 @@ std::optional<std::string> find_corrupt_zip_entry(const std::string& path) {
       return fmt::format("entry '{}' fails its CRC-32 check", e.name);
   }
   return std::nullopt;
+}
+
+std::vector<std::string> zip_entry_names(const std::string& path) {
+  return ZipArchive::read(path).names();
+}
+
+std::optional<std::string> find_corrupt_zip_entry(const std::string& path) {
+  return ZipArchive::read(path).find_corrupt_entry();
 }
 
 }  // namespace yolo

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <regex>
@@ -365,7 +366,41 @@ std::string missing_model_hint(const std::string& path) {
 
 }  // namespace
 
-ModelFileKind inspect_model_file(const std::string& path) {
+namespace {
+
+// The bytes of a ZipArchive as LibTorch's readers take them.
+class ZipArchiveReader : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  explicit ZipArchiveReader(std::shared_ptr<const ZipArchive> zip) : zip_(std::move(zip)) {}
+  size_t size() const override { return zip_->bytes().size(); }
+  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
+    const std::vector<unsigned char>& b = zip_->bytes();
+    if (pos >= b.size()) return 0;
+    n = std::min<size_t>(n, b.size() - static_cast<size_t>(pos));
+    std::memcpy(buf, b.data() + pos, n);
+    return n;
+  }
+
+ private:
+  std::shared_ptr<const ZipArchive> zip_;
+};
+
+}  // namespace
+
+std::shared_ptr<caffe2::serialize::ReadAdapterInterface> ModelFile::reader() const {
+  return std::make_shared<ZipArchiveReader>(zip);
+}
+
+bool ModelFile::has_record(const std::string& record) const {
+  for (const ZipArchive::Entry& e : zip->entries()) {
+    const size_t slash = e.name.find('/');
+    if (slash != std::string::npos && e.name.compare(slash + 1, std::string::npos, record) == 0)
+      return true;
+  }
+  return false;
+}
+
+ModelFile open_model_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
     throw CheckpointError(
@@ -374,17 +409,27 @@ ModelFileKind inspect_model_file(const std::string& path) {
     throw CheckpointError(fmt::format("model '{}' is a folder, not a file", path));
   if (fs::file_size(path, ec) == 0)
     throw CheckpointError(fmt::format("model file '{}' is empty", path));
-  std::ifstream in(path, std::ios::binary);
-  char magic[2] = {0, 0};
-  in.read(magic, 2);
-  if (static_cast<unsigned char>(magic[0]) == 0x80) {
+  std::vector<unsigned char> bytes;
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    const std::streamsize n = in ? static_cast<std::streamsize>(in.tellg()) : -1;
+    if (n > 0) {
+      bytes.resize(static_cast<size_t>(n));
+      in.seekg(0);
+      in.read(reinterpret_cast<char*>(bytes.data()), n);
+    }
+    if (!in || bytes.empty())
+      throw CheckpointError(
+          fmt::format("model file '{}' cannot be read; check its permissions", path));
+  }
+  if (bytes[0] == 0x80) {
     throw CheckpointError(fmt::format(
         "'{}' is a torch.save file in the legacy format of PyTorch < 1.6 (a bare pickle, not a "
         "zip); load and save it again with a current PyTorch (torch.save(torch.load(f), f)), or "
         "export it to TorchScript with Ultralytics (yolo export model=FILE format=torchscript)",
         path));
   }
-  if (magic[0] != 'P' || magic[1] != 'K') {
+  if (bytes.size() < 2 || bytes[0] != 'P' || bytes[1] != 'K') {
     throw CheckpointError(
         fmt::format("'{}' is not a TorchScript model (not a zip archive); use a "
                     "checkpoint written by yolo-trainer or an Ultralytics "
@@ -394,15 +439,17 @@ ModelFileKind inspect_model_file(const std::string& path) {
   // The directory is read here first, and LibTorch's reader only sees archives laid out as it
   // expects: its constructor throws on any other zip after opening it, and leaks the open
   // archive's state when it does (LibTorch 2.11; a service retrying a wrong file would grow).
-  std::vector<std::string> names;
+  ModelFile file;
+  file.path = path;
   try {
-    names = zip_entry_names(path);
+    file.zip = std::make_shared<const ZipArchive>(ZipArchive::parse(std::move(bytes)));
   } catch (const std::runtime_error&) {
     throw CheckpointError(
         fmt::format("'{}' is truncated or corrupt (its zip directory cannot be read); copy or "
                     "export it again",
                     path));
   }
+  const std::vector<std::string> names = file.zip->names();
   if (!has_torch_archive_layout(names)) {
     const size_t shown = std::min<size_t>(names.size(), 3);
     const std::string held =
@@ -418,7 +465,7 @@ ModelFileKind inspect_model_file(const std::string& path) {
   }
   std::vector<std::string> records;
   try {
-    caffe2::serialize::PyTorchStreamReader reader(path);
+    caffe2::serialize::PyTorchStreamReader reader(file.reader());
     records = reader.getAllRecords();
   } catch (const c10::Error& e) {
     // Left for LibTorch to refuse: mainly a format version it does not read; its reason is
@@ -433,7 +480,7 @@ ModelFileKind inspect_model_file(const std::string& path) {
   }
   std::optional<std::string> damaged;
   try {
-    damaged = find_corrupt_zip_entry(path);
+    damaged = file.zip->find_corrupt_entry();
   } catch (const std::runtime_error& e) {
     damaged = e.what();
   }
@@ -442,7 +489,12 @@ ModelFileKind inspect_model_file(const std::string& path) {
         "'{}' is corrupt: {} (its bytes changed after it was written); copy or export it again",
         path, *damaged));
   }
-  return kind.code ? ModelFileKind::kTorchScript : ModelFileKind::kTorchSave;
+  file.kind = kind.code ? ModelFileKind::kTorchScript : ModelFileKind::kTorchSave;
+  return file;
+}
+
+ModelFileKind inspect_model_file(const std::string& path) {
+  return open_model_file(path).kind;
 }
 
 bool is_torch_save_file(const std::string& path) {
@@ -458,14 +510,22 @@ bool is_torch_save_file(const std::string& path) {
   }
 }
 
-void check_torchscript_file(const std::string& path) {
-  if (inspect_model_file(path) == ModelFileKind::kTorchSave) {
+namespace {
+
+void require_torchscript(const ModelFile& file) {
+  if (file.kind == ModelFileKind::kTorchSave) {
     throw CheckpointError(fmt::format(
         "'{}' is a torch.save checkpoint (such as Ultralytics' .pt), not a yolo-trainer "
         "checkpoint: it runs and fine-tunes as model={} (train, val, predict, export), but a "
         "yolo-trainer run resumes only from its own last.pt",
-        path, path));
+        file.path, file.path));
   }
+}
+
+}  // namespace
+
+void check_torchscript_file(const std::string& path) {
+  require_torchscript(open_model_file(path));
 }
 
 namespace {
@@ -497,14 +557,19 @@ LoadedModel finish_load(torch::jit::Module module, torch::jit::ExtraFilesMap& fi
 
 LoadedModel load_torchscript(const std::string& path, const c10::Device& device,
                              const std::vector<int64_t>& build_imgsz) {
-  // A torch.save file is checked by its own reader; anything else here.
-  if (is_torch_save_file(path)) return load_ultralytics_as_torchscript(path, device, build_imgsz);
-  check_torchscript_file(path);
+  return load_torchscript(open_model_file(path), device, build_imgsz);
+}
+
+LoadedModel load_torchscript(const ModelFile& file, const c10::Device& device,
+                             const std::vector<int64_t>& build_imgsz) {
+  // A torch.save file is built by its own reader; TorchScript is LibTorch's to load.
+  if (file.kind == ModelFileKind::kTorchSave)
+    return load_ultralytics_as_torchscript(file, device, build_imgsz);
   torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}};
   try {
-    return finish_load(torch::jit::load(path, device, files), files, path);
+    return finish_load(torch::jit::load(file.reader(), device, files), files, file.path);
   } catch (const c10::Error& e) {
-    throw_load_error(e, path, device);
+    throw_load_error(e, file.path, device);
   }
 }
 
@@ -520,12 +585,12 @@ LoadedModel load_torchscript_bytes(const std::string& bytes, const c10::Device& 
 }
 
 bool has_training_weights(const std::string& path) {
-  if (inspect_model_file(path) == ModelFileKind::kTorchSave) return false;
-  caffe2::serialize::PyTorchStreamReader reader(path);
-  for (const auto& r : reader.getAllRecords()) {
-    if (r == std::string("extra/") + kWeightsFile) return true;
-  }
-  return false;
+  return has_training_weights(open_model_file(path));
+}
+
+bool has_training_weights(const ModelFile& file) {
+  return file.kind == ModelFileKind::kTorchScript &&
+         file.has_record(std::string("extra/") + kWeightsFile);
 }
 
 ModelConfig model_config_from_json(const std::string& json_text, const std::string& source,
@@ -548,10 +613,16 @@ ModelConfig model_config_from_json(const std::string& json_text, const std::stri
 
 std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path,
                                                      ModelMetadata* metadata) {
-  check_torchscript_file(path);
+  return load_eager_model(open_model_file(path), metadata);
+}
+
+std::shared_ptr<DetectionModelImpl> load_eager_model(const ModelFile& file,
+                                                     ModelMetadata* metadata) {
+  require_torchscript(file);
+  const std::string& path = file.path;
   torch::jit::ExtraFilesMap files{{kMetadataFile, ""}, {kModelFile, ""}, {kWeightsFile, ""}};
   try {
-    torch::jit::load(path, torch::kCPU, files);
+    torch::jit::load(file.reader(), torch::kCPU, files);
   } catch (const c10::Error& e) {
     std::string what = e.what_without_backtrace();
     throw CheckpointError(

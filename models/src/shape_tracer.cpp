@@ -22,13 +22,12 @@ struct ShapeTracer::Network {
 
 ShapeTracer::~ShapeTracer() = default;
 
-std::unique_ptr<ShapeTracer> ShapeTracer::open(const std::string& path, const c10::Device& device) {
-  const bool torch_save = is_torch_save_file(path);
-  if (!torch_save && !has_training_weights(path)) return nullptr;  // a fixed-shape export
+std::unique_ptr<ShapeTracer> ShapeTracer::open(const ModelFile& file, const c10::Device& device) {
+  if (file.kind != ModelFileKind::kTorchSave && !has_training_weights(file))
+    return nullptr;  // a fixed-shape export
   std::unique_ptr<ShapeTracer> t(new ShapeTracer());
-  t->path_ = path;
+  t->file_ = file;
   t->device_ = device;
-  t->torch_save_ = torch_save;
   return t;
 }
 
@@ -36,20 +35,20 @@ const ShapeTracer::Network& ShapeTracer::network() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (network_) return *network_;
   auto n = std::make_unique<Network>();
-  if (torch_save_) {
-    const UltralyticsCheckpoint ckpt = read_ultralytics_checkpoint(path_);
+  if (torch_save()) {
+    const UltralyticsCheckpoint ckpt = read_ultralytics_checkpoint(file_);
     n->model = build_ultralytics_model(ckpt);
     n->default_size = ckpt.imgsz;
     // What an export of it would say, plus where it came from.
     n->metadata.description =
         fmt::format("Ultralytics {} model from {} (Ultralytics {})", ckpt.config.name,
-                    std::filesystem::path(path_).filename().string(),
+                    std::filesystem::path(file_.path).filename().string(),
                     ckpt.version.empty() ? "?" : ckpt.version);
     n->metadata.date = ckpt.date.substr(0, 10);
     n->metadata.version = ckpt.version;
     n->metadata.author = "Ultralytics";
   } else {
-    n->model = load_eager_model(path_, &n->metadata);
+    n->model = load_eager_model(file_, &n->metadata);
     // The head as the file traced it: an end-to-end architecture exported with nms=True
     // (one-to-many head) says so in its metadata.
     nn::DetectImpl& head = n->model->detect();
@@ -67,8 +66,8 @@ std::pair<int64_t, int64_t> ShapeTracer::default_size() const {
 
 LoadedModel ShapeTracer::trace(int64_t height, int64_t width) const {
   if (height < kMinSide || width < kMinSide || height > kMaxSide || width > kMaxSide) {
-    throw CheckpointError(fmt::format("'{}': imgsz {}x{} is out of range; give {} to {}", path_,
-                                      height, width, kMinSide, kMaxSide));
+    throw CheckpointError(fmt::format("'{}': imgsz {}x{} is out of range; give {} to {}",
+                                      file_.path, height, width, kMinSide, kMaxSide));
   }
   const Network& net = network();
   ExportOptions options;
@@ -84,10 +83,11 @@ LoadedModel ShapeTracer::trace(int64_t height, int64_t width) const {
   } catch (const c10::Error& e) {
     // Out of memory on the device, a size the network cannot take: named, not a crash.
     const std::string what = e.what_without_backtrace();
-    throw CheckpointError(fmt::format("'{}' cannot be traced at {}x{} on {}: {}", path_, height,
-                                      width, device_.str(), what.substr(0, what.find('\n'))));
+    throw CheckpointError(fmt::format("'{}' cannot be traced at {}x{} on {}: {}", file_.path,
+                                      height, width, device_.str(),
+                                      what.substr(0, what.find('\n'))));
   }
-  LoadedModel loaded = load_torchscript_bytes(bytes, device_, path_);
+  LoadedModel loaded = load_torchscript_bytes(bytes, device_, file_.path);
   ModelMetadata& m = loaded.metadata;
   m.date = net.metadata.date.empty() ? m.date : net.metadata.date;
   m.version = net.metadata.version.empty() ? m.version : net.metadata.version;

@@ -298,14 +298,19 @@ void read_model_attributes(const Value& model, UltralyticsCheckpoint& out, Stora
 }  // namespace
 
 UltralyticsCheckpoint read_ultralytics_checkpoint(const std::string& path) {
-  if (inspect_model_file(path) != ModelFileKind::kTorchSave)
+  return read_ultralytics_checkpoint(open_model_file(path));
+}
+
+UltralyticsCheckpoint read_ultralytics_checkpoint(const ModelFile& file) {
+  const std::string& path = file.path;
+  if (file.kind != ModelFileKind::kTorchSave)
     throw CheckpointError(fmt::format("'{}' is TorchScript, not a torch.save checkpoint", path));
   UltralyticsCheckpoint out;
   out.path = path;
   std::unique_ptr<caffe2::serialize::PyTorchStreamReader> zip;
   std::string pickled;
   try {
-    zip = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
+    zip = std::make_unique<caffe2::serialize::PyTorchStreamReader>(file.reader());
     if (zip->hasRecord("byteorder")) {
       auto [order, n] = zip->getRecord("byteorder");
       if (std::string(static_cast<const char*>(order.get()), n) != "little")
@@ -472,9 +477,9 @@ std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsChe
   return model;
 }
 
-LoadedModel load_ultralytics_as_torchscript(const std::string& path, const c10::Device& device,
+LoadedModel load_ultralytics_as_torchscript(const ModelFile& file, const c10::Device& device,
                                             const std::vector<int64_t>& imgsz) {
-  const std::unique_ptr<ShapeTracer> tracer = ShapeTracer::open(path, device);
+  const std::unique_ptr<ShapeTracer> tracer = ShapeTracer::open(file, device);
   const auto [h, w] = tracer->default_size();
   return tracer->trace(imgsz.empty() ? h : imgsz.front(), imgsz.empty() ? w : imgsz.back());
 }

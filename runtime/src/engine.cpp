@@ -49,7 +49,9 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
   // A file that carries its network can be traced at other sizes (its network is read when one
   // is first needed); a .pt is traced through the same tracer at its base size too, rather than
   // read twice.
-  if (options_.rect) tracer_ = ShapeTracer::open(model_path, device_);
+  // The file is read from disk once; the tracer and the loader work on its bytes.
+  const ModelFile file = open_model_file(model_path);
+  if (options_.rect) tracer_ = ShapeTracer::open(file, device_);
   LoadedModel loaded;
   // A size given for a file that can be traced again is honoured, as Ultralytics honours imgsz
   // for a .pt.
@@ -58,7 +60,7 @@ Engine::Engine(const std::string& model_path, const EngineOptions& options)
     loaded = tracer_->trace(options_.imgsz.empty() ? h : options_.imgsz.front(),
                             options_.imgsz.empty() ? w : options_.imgsz.back());
   } else {
-    loaded = load_torchscript(model_path, device_, options_.imgsz);
+    loaded = load_torchscript(file, device_, options_.imgsz);
   }
   metadata_ = loaded.metadata;
   ShapeModule& base = shapes_[{input_height(), input_width()}] =

@@ -5,7 +5,9 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <opencv2/imgproc.hpp>
 #include <string>
@@ -77,6 +79,39 @@ TEST(EngineRect, ATrainingCheckpointRunsEveryStrideMultipleSize) {
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("multiples of its stride 32"), std::string::npos)
           << e.what();
+    }
+  }
+}
+
+// Bytes this process has read so far through read() and its kin (/proc/self/io's rchar).
+uint64_t bytes_read() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  uint64_t value = 0;
+  while (io >> key >> value)
+    if (key == "rchar:") return value;
+  return 0;
+}
+
+// Loading a model reads its file once (#56): the checks (layout, CRC-32 of every entry), LibTorch's
+// loader and the tracer all work on the bytes read then. Before, a training checkpoint was read
+// in full three times more and its directory twice more. Both file kinds the tracer takes and a
+// fixed-shape export.
+TEST(EngineRect, LoadingAModelReadsItsFileOnce) {
+  for (const bool with_weights : {true, false}) {
+    const Saved s = save_model("yolov8n.yaml", 64, with_weights);
+    { yolo::Engine warm_up(s.path.string(), fp32()); }  // LibTorch's first-use reads
+    const uint64_t size = fs::file_size(s.path);
+    const uint64_t before = bytes_read();
+    yolo::Engine engine(s.path.string(), fp32());
+    const uint64_t read = bytes_read() - before;
+    EXPECT_GE(read, size) << s.path;
+    EXPECT_LT(read, size + size / 4) << s.path << ": " << read << " bytes read for a file of "
+                                     << size;
+    if (with_weights) {  // the tracer builds other sizes from the same bytes, not the file
+      const uint64_t again = bytes_read();
+      engine.forward(torch::rand({1, 3, 32, 96}));
+      EXPECT_LT(bytes_read() - again, size / 4);
     }
   }
 }

@@ -15,13 +15,20 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "yolo/models/detection_model.h"
 #include "yolo/models/model_metadata.h"
 
+namespace caffe2::serialize {
+class ReadAdapterInterface;
+}  // namespace caffe2::serialize
+
 namespace yolo {
+
+class ZipArchive;  // yolo/core/zip_integrity.h
 
 struct ExportOptions {
   int64_t height = 640, width = 640;  // traced input size; rounded up to a stride multiple
@@ -84,9 +91,26 @@ enum class ModelFileKind {
   kTorchSave,    // a torch.save zip such as Ultralytics' .pt (ultralytics_checkpoint.h)
 };
 
-// Says what a file is before LibTorch reads it, so that every bad input gets a clear
+// A model file read from disk once and checked: what it is (kind), and its bytes, which every
+// loader below reads instead of the file (the overloads that take a ModelFile), so that loading
+// a model reads its file once. Copies share the bytes.
+struct ModelFile {
+  std::string path;
+  ModelFileKind kind = ModelFileKind::kTorchScript;
+  std::shared_ptr<const ZipArchive> zip;
+
+  // The bytes as LibTorch's readers take them (torch::jit::load, PyTorchStreamReader).
+  std::shared_ptr<caffe2::serialize::ReadAdapterInterface> reader() const;
+  // True when the archive has an entry whose name ends with "/<record>" (e.g. "extra/x").
+  bool has_record(const std::string& record) const;
+};
+
+// Reads and checks a model file before LibTorch reads it, so that every bad input gets a clear
 // CheckpointError (missing, empty, not a zip, truncated or damaged, a legacy pickle, a zip of
 // something else).
+ModelFile open_model_file(const std::string& path);
+
+// open_model_file(path).kind.
 ModelFileKind inspect_model_file(const std::string& path);
 
 // True when `path` is a zip written by torch.save (a data.pkl and no TorchScript code): the
@@ -104,11 +128,14 @@ LoadedModel load_torchscript_bytes(const std::string& bytes, const c10::Device& 
 
 // True when the file carries yolo/weights.pkl (a yolo-trainer training checkpoint).
 bool has_training_weights(const std::string& path);
+bool has_training_weights(const ModelFile& file);
 
 // Loads any detection model file onto `device`: TorchScript (ours or exported by Ultralytics),
 // or an Ultralytics .pt, which is built and traced at load (ultralytics_checkpoint.h) at
 // `build_imgsz` ([h, w]; empty: the size it was trained at). TorchScript keeps its traced size.
 LoadedModel load_torchscript(const std::string& path, const c10::Device& device,
+                             const std::vector<int64_t>& build_imgsz = {});
+LoadedModel load_torchscript(const ModelFile& file, const c10::Device& device,
                              const std::vector<int64_t>& build_imgsz = {});
 
 // An independent copy (same architecture, parameters, buffers, names, head settings).
@@ -118,6 +145,8 @@ std::shared_ptr<DetectionModelImpl> clone_model(const DetectionModelImpl& model)
 // yolo/weights.pkl); throws CheckpointError for files without them. `metadata`, when given,
 // receives the file's config.txt.
 std::shared_ptr<DetectionModelImpl> load_eager_model(const std::string& path,
+                                                     ModelMetadata* metadata = nullptr);
+std::shared_ptr<DetectionModelImpl> load_eager_model(const ModelFile& file,
                                                      ModelMetadata* metadata = nullptr);
 
 struct ImportReport {

@@ -22,15 +22,14 @@ namespace yolo {
 
 class ShapeTracer {
  public:
-  // The tracer of `path` on `device`; nullptr when the file is a fixed-shape export. Reads the
-  // zip directory only: the network is read on the first trace() or default_size(), so that a
-  // checkpoint that only ever runs at its own size costs nothing more at load. Throws
-  // CheckpointError for unusable files, as load_torchscript does.
-  static std::unique_ptr<ShapeTracer> open(const std::string& path, const c10::Device& device);
+  // The tracer of `file` on `device`; nullptr when the file is a fixed-shape export. The network
+  // is built from the file's bytes (kept) on the first trace() or default_size(), so that a
+  // checkpoint that only ever runs at its own size costs nothing more at load.
+  static std::unique_ptr<ShapeTracer> open(const ModelFile& file, const c10::Device& device);
   ~ShapeTracer();
 
   // An Ultralytics .pt (torch.save), rather than one of our training checkpoints.
-  bool torch_save() const { return torch_save_; }
+  bool torch_save() const { return file_.kind == ModelFileKind::kTorchSave; }
 
   // The network fused and traced at height x width (32 to 8192; a size that is not a multiple of
   // the stride is rounded up, with a warning) on the device, in FP32, at the file's batch, with
@@ -48,9 +47,8 @@ class ShapeTracer {
   struct Network;
   const Network& network() const;
 
-  std::string path_;
+  ModelFile file_;
   c10::Device device_{c10::kCPU};
-  bool torch_save_ = false;
   mutable std::mutex mutex_;
   mutable std::unique_ptr<Network> network_;
 };

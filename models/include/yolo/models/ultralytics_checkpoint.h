@@ -43,6 +43,7 @@ struct UltralyticsCheckpoint {
 // a pickle naming a global outside the allowed records (nothing is run), missing or damaged
 // tensor records, an architecture our builder does not make.
 UltralyticsCheckpoint read_ultralytics_checkpoint(const std::string& path);
+UltralyticsCheckpoint read_ultralytics_checkpoint(const ModelFile& file);
 
 // The eager, unfused network with the checkpoint's weights. With `nc` set and different from
 // the file's, the class head keeps its initial weights (fine-tuning on another dataset); they
@@ -54,7 +55,7 @@ std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsChe
 // load_torchscript for an Ultralytics .pt: built, fused and traced on `device` at `imgsz`
 // ([h] or [h, w]; empty: the checkpoint's training size, as Ultralytics' predict and export
 // default to), with the metadata an export would carry.
-LoadedModel load_ultralytics_as_torchscript(const std::string& path, const c10::Device& device,
+LoadedModel load_ultralytics_as_torchscript(const ModelFile& file, const c10::Device& device,
                                             const std::vector<int64_t>& imgsz = {});
 
 }  // namespace yolo
