@@ -1,5 +1,7 @@
 // monitor.yaml and stream objects: the shipped example and the minimal file parse, defaults and
 // per-stream overrides resolve, and bad input lists every problem with its key path.
+#include <fmt/format.h>
+#include <gst/gst.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <variant>
 
 #include "test_files.h"
+#include "yolo/gst/tracker_settings.h"
 #include "yolo/monitor/inference_elements.h"
 #include "yolo/monitor/monitor_config.h"
 
@@ -18,6 +21,14 @@ using yolo::monitor::SourceKind;
 using namespace std::chrono_literals;
 
 namespace {
+
+// A stream with a tracker gets its settings as a GstStructure, which needs GStreamer initialised
+// (the monitor initialises it before reading a configuration).
+class GstInitEnvironment : public ::testing::Environment {
+  void SetUp() override { gst_init(nullptr, nullptr); }
+};
+::testing::Environment* const gst_init_env =
+    ::testing::AddGlobalTestEnvironment(new GstInitEnvironment);
 
 // The problems of a document that must not parse.
 std::vector<ConfigProblem> problems_of(const std::string& yaml) {
@@ -96,7 +107,7 @@ TEST(MonitorConfig, ShippedExampleParses) {
   EXPECT_EQ(c.state_file, "/var/lib/yolo-monitor/streams.json");
   const auto yard = yolo::monitor::resolve(c.streams[1], c);
   EXPECT_DOUBLE_EQ(yard.conf, 0.4);
-  EXPECT_EQ(yard.classes, (std::vector<int>{0, 2}));
+  EXPECT_EQ(yard.classes, "0,2");  // the element's classes text
   EXPECT_EQ(yard.inference_interval, 2);
   EXPECT_DOUBLE_EQ(yard.iou, 0.7);  // not overridden: the default
 }
@@ -126,7 +137,7 @@ streams:
   - {id: a.b_c-1, uri: "file:///videos/x y.mp4", model: other.pt, device: cpu, iou: 0.3}
 )");
   EXPECT_EQ(c.defaults.device, "0");
-  EXPECT_EQ(c.defaults.classes, (std::vector<int>{1, 3}));
+  EXPECT_EQ(c.defaults.classes, "1,3");
   EXPECT_EQ(c.batching.batch_size, 8);
   EXPECT_EQ(c.batching.batch_timeout, 25ms);
   EXPECT_EQ(c.http.port, 0);
@@ -150,6 +161,29 @@ streams:
   EXPECT_DOUBLE_EQ(s.iou, 0.3);
   EXPECT_DOUBLE_EQ(s.conf, 0.5);
   EXPECT_EQ(s.inference_interval, 3);
+}
+
+// The shared inference settings' monitor names are the keys the monitor reads (a value of the
+// wrong type is that key's problem, not an unknown key), and their ranges are the shared ones.
+TEST(MonitorConfig, SharedInferenceKeysAreTheTablesMonitorNames) {
+  const yolo::InferenceNames& n = yolo::kInferenceNames;
+  int keys = 0;
+  for (const yolo::SettingNames* s : {&n.device, &n.conf, &n.iou, &n.max_det, &n.classes,
+                                      &n.agnostic, &n.half, &n.bf16, &n.rect}) {
+    if (!*s->monitor_yaml) continue;
+    ++keys;
+    const std::string key = s->monitor_yaml;
+    const auto problems =
+        problems_of("model: m.pt\n" + key + ": {a: 1}\nstreams:\n  - {id: a, uri: /v.mp4}\n");
+    const std::string p = problem_at(problems, key);
+    EXPECT_FALSE(p.empty()) << key;
+    EXPECT_EQ(p.find("unknown key"), std::string::npos) << key << ": " << p;
+  }
+  EXPECT_EQ(keys, 6);
+  EXPECT_NE(problem_at(problems_of("model: m.pt\nconf: 1.5\nstreams:\n  - {id: a, uri: /v.mp4}\n"),
+                       "conf")
+                .find(fmt::format("{}..{}", yolo::kConfRange.lo, yolo::kConfRange.hi)),
+            std::string::npos);
 }
 
 // One bad document reports all its problems at once, each at its key path.
@@ -340,6 +374,15 @@ streams:
   EXPECT_EQ(tracked[1].factory, "yolotracker");
   EXPECT_EQ(tracked[1].name, "tracker");
   EXPECT_EQ(property<std::string>(tracked[1], "tracker"), "bytetrack.yaml");
+  // The settings read with the configuration go to the element as a value (not read again).
+  ASSERT_TRUE(a.tracker_config);
+  const auto settings = property<yolo::monitor::StructureValue>(tracked[1], "settings");
+  EXPECT_EQ(yolo::gst::tracker_config_from_structure(settings.get()).type,
+            yolo::tracking::TrackerType::kByteTrack);
+  EXPECT_EQ(settings, yolo::monitor::StructureValue(
+                          yolo::gst::tracker_settings_structure(*a.tracker_config)));
+  EXPECT_EQ(tracked, yolo::monitor::inference_elements(c.streams[0], a, c.batching))
+      << "equal settings make equal elements (a reload keeps the stream)";
   const auto untracked = yolo::monitor::inference_elements(c.streams[2], off, c.batching);
   ASSERT_EQ(untracked.size(), 1u);
   EXPECT_EQ(untracked[0].factory, "yolo");
@@ -363,7 +406,7 @@ streams:
                                        "test.yaml");
   const auto a = yolo::monitor::resolve(c.streams[0], c);
   const auto b = yolo::monitor::resolve(c.streams[1], c);
-  const auto bf16 = [&](size_t i, const yolo::monitor::InferenceSettings& s) {
+  const auto bf16 = [&](size_t i, const yolo::monitor::StreamSettings& s) {
     return property<std::string>(
         yolo::monitor::inference_elements(c.streams[i], s, c.batching).at(0), "bf16");
   };

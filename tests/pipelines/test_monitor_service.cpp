@@ -77,7 +77,7 @@ streams:
   std::mutex fragments_mutex;
   auto service = std::make_unique<yolo::monitor::MonitorService>(
       yolo::monitor::parse_config(yaml),
-      [&](const yolo::monitor::StreamConfig& s, const yolo::monitor::InferenceSettings& settings) {
+      [&](const yolo::monitor::StreamConfig& s, const yolo::monitor::StreamSettings& settings) {
         std::lock_guard<std::mutex> lock(fragments_mutex);
         fragments.push_back(s.id + ":" + settings.model);
         return std::vector<yolo::monitor::ElementSpec>{{"identity", "", {}}};

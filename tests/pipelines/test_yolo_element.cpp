@@ -21,6 +21,7 @@
 #include "yolo/gst/detection_meta.h"
 #include "yolo/runtime/engine.h"
 #include "yolo/runtime/image_detect.h"
+#include "yolo/runtime/inference_settings.h"
 
 namespace {
 
@@ -425,7 +426,7 @@ TEST(YoloElements, NumberPropertiesShowTheirRangeAndRefuseValuesOutsideIt) {
     double lo, hi;
   };
   const Case cases[] = {{"yolo", "conf-threshold", 0, 1},
-                        {"yolo", "max-detections", 1, 10000},
+                        {"yolo", "max-detections", 1, 30000},
                         {"yolo", "http-port", -1, 65535},
                         {"yolooverlay", "line-width", 0, 64},
                         {"yolooverlay", "trails", 0, 10000},
@@ -450,6 +451,16 @@ TEST(YoloElements, NumberPropertiesShowTheirRangeAndRefuseValuesOutsideIt) {
     EXPECT_EQ(hi, c.hi) << c.factory << " " << c.property;
     gst_object_unref(element);
   }
+  // The shared inference settings are the yolo element's properties under their table names.
+  GstElement* yolo_element = gst_element_factory_make("yolo", nullptr);
+  const yolo::InferenceNames& n = yolo::kInferenceNames;
+  for (const yolo::SettingNames* s : {&n.device, &n.conf, &n.iou, &n.max_det, &n.classes,
+                                      &n.agnostic, &n.half, &n.bf16, &n.rect}) {
+    if (!*s->element) continue;
+    EXPECT_NE(g_object_class_find_property(G_OBJECT_GET_CLASS(yolo_element), s->element), nullptr)
+        << s->element;
+  }
+  gst_object_unref(yolo_element);
   std::string e = first_error("videotestsrc num-buffers=2 ! yolooverlay line-width=100 ! fakesink");
   EXPECT_NE(e.find("line-width=100 is out of range: use 0 to 64"), std::string::npos) << e;
   e = first_error(

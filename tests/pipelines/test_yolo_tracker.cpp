@@ -25,6 +25,7 @@
 #include "gst_test_support.h"
 #include "harness_frames.h"
 #include "yolo/gst/detection_meta.h"
+#include "yolo/gst/tracker_settings.h"
 #include "yolo/tracking/tracker.h"
 #include "yolo/tracking/tracker_config.h"
 
@@ -478,6 +479,54 @@ TEST(YoloTracker, TrackerChangesTakeEffectAtStartOnly) {
   g_free(now);
   gst_object_unref(running);
   EXPECT_EQ(ids_of(push_pull(h, frame_with(scene(0), 0)).get()), (std::vector<int64_t>{1}));
+}
+
+// Settings handed over as a value (yolo-monitor's way, #56): the structure round-trips every key,
+// the element runs them without reading `tracker` (here a file that does not exist), and a
+// structure that is not one, or holds values a tracker YAML could not, fails the change to READY
+// naming the field.
+TEST(YoloTracker, SettingsGivenAsAValueAreRunWithoutReadingAFile) {
+  yolo::tracking::TrackerConfig c = yolo::tracking::load_tracker_config("botsort.yaml");
+  c.track_buffer = 45;
+  c.match_thresh = 0.7;
+  c.gmc_method = yolo::tracking::GmcMethod::kNone;
+  c.source = "a test";
+  GstStructure* s = yolo::gst::tracker_settings_structure(c);
+  const yolo::tracking::TrackerConfig back = yolo::gst::tracker_config_from_structure(s);
+  EXPECT_EQ(back.type, c.type);
+  EXPECT_EQ(back.track_buffer, 45);
+  EXPECT_DOUBLE_EQ(back.match_thresh, 0.7);
+  EXPECT_DOUBLE_EQ(back.track_high_thresh, c.track_high_thresh);
+  EXPECT_DOUBLE_EQ(back.track_low_thresh, c.track_low_thresh);
+  EXPECT_DOUBLE_EQ(back.new_track_thresh, c.new_track_thresh);
+  EXPECT_EQ(back.fuse_score, c.fuse_score);
+  EXPECT_EQ(back.gmc_method, yolo::tracking::GmcMethod::kNone);
+  EXPECT_EQ(back.source, "a test");
+
+  GstElement* element = gst_element_factory_make("yolotracker", nullptr);
+  g_object_set(element, "tracker", "no-such-tracker.yaml", "settings", s, nullptr);
+  Harness h(gst_harness_new_with_element(element, "sink", "src"));
+  gst_object_unref(element);
+  gst_harness_set_src_caps_str(h.get(), caps_string("BGR", kWidth, kHeight).c_str());
+  EXPECT_EQ(ids_of(push_pull(h, frame_with(scene(0), 0)).get()), (std::vector<int64_t>{1}));
+
+  GstStructure* bad = gst_structure_copy(s);
+  gst_structure_set(bad, "match_thresh", G_TYPE_DOUBLE, 1.5, nullptr);
+  EXPECT_THROW(yolo::gst::tracker_config_from_structure(bad), std::exception);
+  GstElement* refused = gst_element_factory_make("yolotracker", nullptr);
+  g_object_set(refused, "settings", bad, nullptr);
+  EXPECT_EQ(gst_element_set_state(refused, GST_STATE_READY), GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state(refused, GST_STATE_NULL);
+  gst_object_unref(refused);
+  gst_structure_remove_field(bad, "track_buffer");
+  try {
+    yolo::gst::tracker_config_from_structure(bad);
+    ADD_FAILURE() << "a structure without track_buffer was taken";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("track_buffer"), std::string::npos) << e.what();
+  }
+  gst_structure_free(bad);
+  gst_structure_free(s);
 }
 
 // The meta layout of a tracked detection: roi->id and a "tracking" structure, read back as

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
 #include "yolo/runtime/postprocess.h"
 #include "yolo/trainer/settings/config.h"
 #include "yolo/trainer/settings/shared_settings.h"
@@ -77,6 +77,40 @@ TEST(ConfigSchema, NamedInferenceDefaultsAreDefaultYamls) {
   EXPECT_FLOAT_EQ(nms.iou, static_cast<float>(c.get_float("iou")));
   EXPECT_EQ(nms.max_det, c.get_int("max_det"));
   EXPECT_FLOAT_EQ(nms.conf, static_cast<float>(yolo::kPredictConf));
+}
+
+// The shared inference settings' ranges and command-line names (inference_settings.h) are
+// default.yaml's: the element and yolo-monitor check the same ranges the command line does.
+TEST(ConfigSchema, SharedInferenceRangesAndNamesAreDefaultYamls) {
+  const ConfigSchema& schema = ConfigSchema::builtin();
+  const auto expect_range = [&](const char* key, yolo::SettingRange range) {
+    const auto* spec = schema.find(key);
+    ASSERT_NE(spec, nullptr) << key;
+    ASSERT_TRUE(spec->min && spec->max) << key << " has no range in default.yaml";
+    EXPECT_DOUBLE_EQ(*spec->min, range.lo) << key;
+    EXPECT_DOUBLE_EQ(*spec->max, range.hi) << key;
+  };
+  const yolo::InferenceNames& n = yolo::kInferenceNames;
+  expect_range(n.conf.command_line, yolo::kConfRange);
+  expect_range(n.iou.command_line, yolo::kIouRange);
+  expect_range(n.max_det.command_line, yolo::kMaxDetRange);
+  for (const yolo::SettingNames* s : {&n.device, &n.conf, &n.iou, &n.max_det, &n.classes,
+                                      &n.agnostic, &n.half, &n.bf16, &n.rect}) {
+    EXPECT_NE(schema.find(s->command_line), nullptr) << s->command_line;
+  }
+  // One check: a value outside is named as each front end names it.
+  yolo::InferenceSettings bad;
+  bad.conf = 2;
+  bad.max_det = 0;
+  bad.bf16 = "yes";
+  const std::vector<std::string> cli = bad.problems(yolo::SettingFront::kCommandLine);
+  ASSERT_EQ(cli.size(), 3u);
+  EXPECT_EQ(cli[0], "conf=2 is out of range: use 0 to 1");
+  EXPECT_EQ(cli[1], "max_det=0 is out of range: use 1 to 30000");
+  EXPECT_EQ(cli[2], "bf16=yes is not one of auto, true, false");
+  EXPECT_EQ(bad.problems(yolo::SettingFront::kElement)[0],
+            "conf-threshold=2 is out of range: use 0 to 1");
+  EXPECT_TRUE(yolo::InferenceSettings().problems(yolo::SettingFront::kCommandLine).empty());
 }
 
 TEST(ConfigSchema, EveryKeyHasTypeAndMeaning) {

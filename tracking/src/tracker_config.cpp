@@ -155,6 +155,28 @@ void check_consistency(const TrackerConfig& c, const std::string& source) {
   }
 }
 
+}  // namespace
+
+void check_tracker_config(const TrackerConfig& c) {
+  const std::pair<const char*, double> fractions[] = {
+      {"track_high_thresh", c.track_high_thresh}, {"track_low_thresh", c.track_low_thresh},
+      {"new_track_thresh", c.new_track_thresh},   {"match_thresh", c.match_thresh},
+      {"proximity_thresh", c.proximity_thresh},   {"appearance_thresh", c.appearance_thresh}};
+  for (const auto& [key, value] : fractions) {
+    if (!std::isfinite(value) || value < 0.0 || value > 1.0) {
+      std::ostringstream m;
+      m << key << ": " << value << " is out of range; give a value from 0 to 1";
+      fail(c.source, m.str());
+    }
+  }
+  if (c.track_buffer < 0 || c.track_buffer > 1000000)
+    fail(c.source, "track_buffer: " + std::to_string(c.track_buffer) +
+                       " is out of range; give a number of frames from 0 to 1000000");
+  check_consistency(c, c.source);
+}
+
+namespace {
+
 const char* find_builtin(const std::string& name) {
   for (const BuiltinTrackerYaml& y : builtin_tracker_yamls()) {
     if (name == y.name) return y.text;

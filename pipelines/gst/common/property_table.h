@@ -15,17 +15,18 @@
 // value through (ranged_param_spec.h says why); problems() refuses one outside it, naming it.
 #pragma once
 
-#include <fmt/format.h>
 #include <gst/gst.h>
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "ranged_param_spec.h"
+#include "yolo/runtime/inference_settings.h"
 
 namespace yolo::gst {
 
@@ -43,6 +44,11 @@ class PropertyTable {
   PropertyTable& text(const char* name, const char* nick, const char* blurb, std::string S::*field,
                       Change change, EmptyText empty = EmptyText::kEmptyString) {
     return add(name, nick, blurb, field, change, false, 0, 0, empty);
+  }
+  // A GstStructure value (a copy is kept; empty = none given).
+  PropertyTable& structure(const char* name, const char* nick, const char* blurb,
+                           std::shared_ptr<GstStructure> S::*field, Change change) {
+    return add(name, nick, blurb, field, change, false, 0, 0);
   }
   PropertyTable& flag(const char* name, const char* nick, const char* blurb, bool S::*field,
                       Change change) {
@@ -93,15 +99,15 @@ class PropertyTable {
     std::vector<std::string> out;
     for (const Row& r : rows_) {
       if (!r.ranged) continue;
-      const double v = r.ops->number(r, s);
-      if (!(v >= r.lo && v <= r.hi))
-        out.push_back(fmt::format("{}={} is out of range: use {} to {}", r.name, v, r.lo, r.hi));
+      std::string p = range_problem(r.name, r.ops->number(r, s), {r.lo, r.hi});
+      if (!p.empty()) out.push_back(std::move(p));
     }
     return out;
   }
 
  private:
-  using Field = std::variant<std::string S::*, bool S::*, unsigned S::*, int S::*, double S::*>;
+  using Field = std::variant<std::string S::*, bool S::*, unsigned S::*, int S::*, double S::*,
+                             std::shared_ptr<GstStructure> S::*>;
   struct Row;
   // What a row does, made for its field's type only (so that no code is made for types a
   // settings struct does not have).
@@ -139,6 +145,9 @@ class PropertyTable {
     if constexpr (std::is_same_v<T, std::string>) {
       const char* text = g_value_get_string(value);
       f = text ? text : "";
+    } else if constexpr (std::is_same_v<T, std::shared_ptr<GstStructure>>) {
+      auto* copy = static_cast<GstStructure*>(g_value_dup_boxed(value));
+      f = copy ? std::shared_ptr<GstStructure>(copy, gst_structure_free) : nullptr;
     } else if constexpr (std::is_same_v<T, bool>) {
       f = g_value_get_boolean(value);
     } else if constexpr (std::is_same_v<T, unsigned>) {
@@ -155,6 +164,8 @@ class PropertyTable {
     const T& f = s.*std::get<T S::*>(r.field);
     if constexpr (std::is_same_v<T, std::string>) {
       g_value_set_string(value, f.empty() && r.empty == EmptyText::kNull ? nullptr : f.c_str());
+    } else if constexpr (std::is_same_v<T, std::shared_ptr<GstStructure>>) {
+      g_value_set_boxed(value, f.get());
     } else if constexpr (std::is_same_v<T, bool>) {
       g_value_set_boolean(value, f);
     } else if constexpr (std::is_same_v<T, unsigned>) {
@@ -175,6 +186,8 @@ class PropertyTable {
     if constexpr (std::is_same_v<T, std::string>) {
       return g_param_spec_string(
           n, k, b, d.empty() && r.empty == EmptyText::kNull ? nullptr : d.c_str(), r.flags);
+    } else if constexpr (std::is_same_v<T, std::shared_ptr<GstStructure>>) {
+      return g_param_spec_boxed(n, k, b, GST_TYPE_STRUCTURE, r.flags);
     } else if constexpr (std::is_same_v<T, bool>) {
       return g_param_spec_boolean(n, k, b, d, r.flags);
     } else if constexpr (std::is_same_v<T, unsigned>) {

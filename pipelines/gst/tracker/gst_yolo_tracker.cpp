@@ -54,6 +54,11 @@ const PropertyTable<TrackerSettings>& properties() {
                 "(docs/tracking.md). Read when the element goes to READY: a bad file is an error "
                 "naming the file and the key",
                 &TrackerSettings::tracker, Change::kReady)
+          .structure("settings", "Tracker settings as a value",
+                     "The tracker settings as a \"yolo-tracker-settings\" structure (one field "
+                     "per tracker YAML key; yolo/gst/tracker_settings.h), from an application "
+                     "that has read them already (yolo-monitor); when set, tracker is not read",
+                     &TrackerSettings::settings, Change::kReady)
           .flag("keep-untracked", "Keep untracked",
                 "Keep the detections that are not confirmed tracks (new, unmatched or low-score "
                 "ones) unchanged and without an id, instead of removing them",
@@ -70,14 +75,13 @@ YoloTrackerLogic& impl(gpointer object) {
 // The settings are read when the element goes to READY, so that a bad file fails
 // gst_element_set_state() at once, with the library's message, before any frame flows.
 GstStateChangeReturn change_state(GstElement* element, GstStateChange transition) {
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
-      !impl(element).load(Glue::settings(element).tracker))
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY && !impl(element).load(Glue::settings(element)))
     return GST_STATE_CHANGE_FAILURE;
   return GST_ELEMENT_CLASS(gst_yolo_tracker_parent_class)->change_state(element, transition);
 }
 
 gboolean start(GstBaseTransform* trans) {
-  return impl(trans).start(Glue::settings(trans).tracker);
+  return impl(trans).start(Glue::settings(trans));
 }
 
 gboolean stop(GstBaseTransform* trans) {

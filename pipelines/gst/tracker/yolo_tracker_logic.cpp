@@ -11,6 +11,7 @@
 #include "http_service.h"
 #include "video_frames.h"
 #include "yolo/gst/detection_meta.h"
+#include "yolo/gst/tracker_settings.h"
 
 namespace yolo::gst {
 namespace {
@@ -26,23 +27,33 @@ gboolean remove_listed(GstBuffer*, GstMeta** meta, gpointer listed) {
 
 }  // namespace
 
-bool YoloTrackerLogic::load(const std::string& tracker) {
+bool YoloTrackerLogic::load(const TrackerSettings& s) {
   try {
-    config_ = tracking::load_tracker_config(tracker);
-    config_name_ = tracker;
+    config_ = s.settings ? tracker_config_from_structure(s.settings.get())
+                         : tracking::load_tracker_config(s.tracker);
+    config_name_ = s.tracker;
+    config_value_ = s.settings;
     return true;
   } catch (const std::exception& e) {
     config_.reset();
-    GST_ELEMENT_ERROR(element_, LIBRARY, SETTINGS, ("%s", e.what()),
-                      ("tracker=%s: use botsort.yaml, bytetrack.yaml or a YAML file with their "
-                       "keys (docs/tracking.md)",
-                       tracker.c_str()));
+    if (s.settings) {
+      GST_ELEMENT_ERROR(element_, LIBRARY, SETTINGS, ("%s", e.what()),
+                        ("settings: give a structure made by tracker_settings_structure() "
+                         "(yolo/gst/tracker_settings.h), or tracker=FILE"));
+    } else {
+      GST_ELEMENT_ERROR(element_, LIBRARY, SETTINGS, ("%s", e.what()),
+                        ("tracker=%s: use botsort.yaml, bytetrack.yaml or a YAML file with "
+                         "their keys (docs/tracking.md)",
+                         s.tracker.c_str()));
+    }
     return false;
   }
 }
 
-bool YoloTrackerLogic::start(const std::string& tracker) {
-  if ((!config_ || config_name_ != tracker) && !load(tracker)) return false;
+bool YoloTrackerLogic::start(const TrackerSettings& settings) {
+  const bool same = config_ && config_value_ == settings.settings &&
+                    (settings.settings || config_name_ == settings.tracker);
+  if (!same && !load(settings)) return false;
   tracker_.emplace(*config_);
   needs_frame_ = config_->type == tracking::TrackerType::kBotSort &&
                  config_->gmc_method != tracking::GmcMethod::kNone;

@@ -60,7 +60,10 @@ struct TrackerStats {
 // The element's properties (gst_yolo_tracker.cpp's table).
 struct TrackerSettings {
   std::string tracker = "botsort.yaml";  // a built-in name or a YAML file; read going to READY
-  bool keep_untracked = false;           // keep detections that are not confirmed tracks
+  // The settings as a value (yolo/gst/tracker_settings.h), from an application that read them
+  // already; when given, `tracker` is not read.
+  std::shared_ptr<GstStructure> settings;
+  bool keep_untracked = false;  // keep detections that are not confirmed tracks
 };
 
 class YoloTrackerLogic {
@@ -69,11 +72,12 @@ class YoloTrackerLogic {
   YoloTrackerLogic(const YoloTrackerLogic&) = delete;
   YoloTrackerLogic& operator=(const YoloTrackerLogic&) = delete;
 
-  // Reads the tracker settings (a built-in name or a YAML path). A problem posts an element error
-  // with the library's message (it names the file and the key) and returns false.
-  bool load(const std::string& tracker);
-  // READY -> PAUSED: a fresh tracker (the settings read again if `tracker` changed since load).
-  bool start(const std::string& tracker);
+  // Takes the tracker settings: the `settings` structure when given, else reads `tracker` (a
+  // built-in name or a YAML path). A problem posts an element error with the library's message
+  // (it names the file or field and the key) and returns false.
+  bool load(const TrackerSettings& settings);
+  // READY -> PAUSED: a fresh tracker (the settings taken again if they changed since load).
+  bool start(const TrackerSettings& settings);
   void stop();
   bool set_caps(GstCaps* caps);
   // One frame (writable buffer), streaming thread. GST_FLOW_ERROR (with an element error) only if
@@ -103,7 +107,8 @@ class YoloTrackerLogic {
 
   // Streaming thread (see the header comment).
   std::optional<tracking::TrackerConfig> config_;
-  std::string config_name_;  // the tracker property value config_ was read from
+  std::string config_name_;                     // the tracker property config_ was read from,
+  std::shared_ptr<GstStructure> config_value_;  // or the settings structure it came from
   std::optional<tracking::Tracker> tracker_;
   bool needs_frame_ = false;  // BoT-SORT with motion compensation
   GstVideoInfo info_{};

@@ -1,12 +1,11 @@
 #include "element_settings.h"
 
-#include <fmt/format.h>
-
 namespace yolo::gst {
 
 const PropertyTable<ElementSettings>& yolo_properties() {
   using S = ElementSettings;
   constexpr Change ready = Change::kReady, playing = Change::kPlaying;
+  const InferenceNames& n = kInferenceNames;
   static const PropertyTable<S> table =
       PropertyTable<S>()
           // What the model is and how its detections are filtered.
@@ -14,31 +13,32 @@ const PropertyTable<ElementSettings>& yolo_properties() {
                 "Detection model: a yolo-trainer checkpoint (best.pt), an Ultralytics "
                 "TorchScript export (.torchscript) or an Ultralytics .pt. Required",
                 &S::model, ready, EmptyText::kNull)
-          .text("device", "Device",
+          .text(n.device.element, "Device",
                 "Inference device: \"cpu\", \"0\" or \"cuda:0\" (AMD GPUs through ROCm LibTorch "
                 "too); empty picks GPU 0 when there is one, else the CPU",
                 &S::device, ready)
-          .real("conf-threshold", "Confidence threshold",
-                "Keep detections whose confidence is above this", &S::conf_threshold, 0, 1, playing)
-          .real("iou-threshold", "IoU threshold",
+          .real(n.conf.element, "Confidence threshold",
+                "Keep detections whose confidence is above this", &S::conf, kConfRange.lo,
+                kConfRange.hi, playing)
+          .real(n.iou.element, "IoU threshold",
                 "Non-maximum suppression removes boxes overlapping a better one of the same class "
                 "by more than this IoU (not used by end-to-end YOLO26 models)",
-                &S::iou_threshold, 0, 1, playing)
-          .count("max-detections", "Max detections", "Detections kept per frame",
-                 &S::max_detections, 1, ElementSettings::kMaxDetections, playing)
-          .text("classes", "Classes",
+                &S::iou, kIouRange.lo, kIouRange.hi, playing)
+          .integer(n.max_det.element, "Max detections", "Detections kept per frame", &S::max_det,
+                   static_cast<int>(kMaxDetRange.lo), static_cast<int>(kMaxDetRange.hi), playing)
+          .text(n.classes.element, "Classes",
                 "Only these classes: comma-separated ids or names (\"0,2\", \"person,car\"); "
                 "empty keeps all",
                 &S::classes, playing)
-          .flag("half", "Half precision", "Run the model in FP16 (GPU devices only)", &S::half,
-                ready)
-          .flag("rect", "Rectangular input",
+          .flag(n.half.element, "Half precision", "Run the model in FP16 (GPU devices only)",
+                &S::half, ready)
+          .flag(n.rect.element, "Rectangular input",
                 "Letterbox the stream's frames to their smallest stride-multiple rectangle "
                 "(1920x1080 at 640: 640x384) where the model runs any size (a .pt or a training "
                 "checkpoint; a fixed-shape export stays square), as Ultralytics' rect; false: the "
                 "square input",
                 &S::rect, ready)
-          .text("bf16", "BF16 autocast",
+          .text(n.bf16.element, "BF16 autocast",
                 "BF16 autocast on the CPU: auto (where the CPU computes BF16 natively: AVX-512 "
                 "BF16, AMX), true, or false (FP32)",
                 &S::bf16, ready)
@@ -89,15 +89,12 @@ const PropertyTable<ElementSettings>& yolo_properties() {
 }
 
 std::vector<std::string> ElementSettings::problems() const {
+  // The rows' ranges (the inference rows' are InferenceSettings'), and bf16's choices.
   std::vector<std::string> out = yolo_properties().problems(*this);
-  if (bf16 != "auto" && bf16 != "true" && bf16 != "false")
-    out.push_back(fmt::format("bf16={} is not one of auto, true, false", bf16));
+  const std::string bf16_name = std::string(kInferenceNames.bf16.element) + "=";
+  for (std::string& p : InferenceSettings::problems(SettingFront::kElement))
+    if (p.rfind(bf16_name, 0) == 0) out.push_back(std::move(p));
   return out;
-}
-
-std::optional<bool> ElementSettings::bf16_choice() const {
-  if (bf16 == "auto") return std::nullopt;
-  return bf16 == "true";
 }
 
 }  // namespace yolo::gst

@@ -9,20 +9,14 @@
 #include <vector>
 
 #include "property_table.h"
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
 
 namespace yolo::gst {
 
-struct ElementSettings {
+// The inference settings (conf, iou, max_det, classes, device, half, bf16, rect) are the shared
+// InferenceSettings, under their element names (kInferenceNames); the rest is the element's own.
+struct ElementSettings : InferenceSettings {
   std::string model;                        // path; required
-  std::string device;                       // core/device.h grammar; "" = best available
-  double conf_threshold = kPredictConf;     // detections with a higher score are kept
-  double iou_threshold = kNmsIou;           // NMS suppresses overlaps above it
-  unsigned max_detections = kMaxDet;        // per frame
-  std::string classes;                      // "" = all; comma-separated ids and/or names
-  bool half = false;                        // FP16 (GPU devices only)
-  bool rect = true;                         // the stream's minimal stride-multiple rectangle
-  std::string bf16 = "auto";                // BF16 autocast on the CPU: auto, true or false
   unsigned batch_size = 1;                  // frames per model call
   unsigned batch_timeout_us = 5000;         // wait for a batch to fill
   std::string model_instance_id;            // "" = a model of its own
@@ -35,15 +29,12 @@ struct ElementSettings {
   bool draw = false;                        // draw boxes and labels onto the frames
   bool post_messages = false;               // an element message per inferred frame
 
-  static constexpr unsigned kMaxDetections = 10000;
   static constexpr unsigned kMaxBatch = 256;
   static constexpr unsigned kMaxBatchTimeoutUs = 10'000'000;
 
   // One line per value outside its range, naming the property, the value and the range, and for
   // a bf16 that is not a choice (ranged_param_spec.h: why the specs let such values through).
   std::vector<std::string> problems() const;
-  // `bf16` as the engine takes it: empty for auto, else on or off (bf16 must be valid).
-  std::optional<bool> bf16_choice() const;
 };
 
 // The properties' table (element_settings.cpp); the "stats" property follows its rows.

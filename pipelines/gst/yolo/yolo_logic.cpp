@@ -25,12 +25,7 @@ using Clock = std::chrono::steady_clock;
 // "0,2,person" -> class ids. Names must exist in the model; throws std::invalid_argument.
 std::vector<int> parse_classes(const std::string& text, const std::map<int, std::string>& names) {
   std::vector<int> ids;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty()) continue;
+  for (const std::string& item : class_tokens(text)) {
     auto it =
         std::find_if(names.begin(), names.end(), [&](const auto& kv) { return kv.second == item; });
     if (it == names.end() && std::all_of(item.begin(), item.end(), ::isdigit) && item.size() < 10) {
@@ -408,9 +403,9 @@ GstStructure* YoloLogic::stats_structure() const {
 NmsOptions YoloLogic::nms_options(const ElementSettings& s,
                                   const std::map<int, std::string>& names) const {
   NmsOptions o;
-  o.conf = static_cast<float>(s.conf_threshold);
-  o.iou = static_cast<float>(s.iou_threshold);
-  o.max_det = static_cast<int>(s.max_detections);
+  o.conf = static_cast<float>(s.conf);
+  o.iou = static_cast<float>(s.iou);
+  o.max_det = s.max_det;
   try {
     o.classes = parse_classes(s.classes, names);
   } catch (const std::exception& e) {

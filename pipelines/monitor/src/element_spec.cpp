@@ -7,6 +7,16 @@
 #include "yolo/media/media_source.h"
 
 namespace yolo::monitor {
+
+StructureValue::StructureValue(GstStructure* owned)
+    : structure_(owned,
+                 [](const GstStructure* s) { gst_structure_free(const_cast<GstStructure*>(s)); }) {}
+
+bool StructureValue::operator==(const StructureValue& other) const {
+  if (!structure_ || !other.structure_) return structure_ == other.structure_;
+  return gst_structure_is_equal(structure_.get(), other.structure_.get());
+}
+
 namespace {
 
 // `value` as a GValue of its own type.
@@ -26,6 +36,9 @@ void to_gvalue(const ElementSpec::Value& value, GValue* out) {
         } else if constexpr (std::is_same_v<T, double>) {
           g_value_init(out, G_TYPE_DOUBLE);
           g_value_set_double(out, v);
+        } else if constexpr (std::is_same_v<T, StructureValue>) {
+          g_value_init(out, GST_TYPE_STRUCTURE);
+          g_value_set_boxed(out, v.get());  // copies
         } else {
           g_value_init(out, G_TYPE_STRING);
           g_value_set_string(out, v.c_str());
@@ -42,6 +55,12 @@ std::string value_text(const ElementSpec::Value& value) {
           return v ? "true" : "false";
         } else if constexpr (std::is_same_v<T, std::string>) {
           return media::quote_gst_value(v);
+        } else if constexpr (std::is_same_v<T, StructureValue>) {
+          // gst-launch deserialises a structure property from this text.
+          gchar* text = gst_structure_to_string(v.get());
+          std::string quoted = media::quote_gst_value(text);
+          g_free(text);
+          return quoted;
         } else {
           return fmt::format("{}", v);
         }

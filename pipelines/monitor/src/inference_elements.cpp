@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "yolo/gst/tracker_settings.h"
+
 namespace yolo::monitor {
 namespace {
 
@@ -18,29 +20,29 @@ unsigned saturated_us(std::chrono::microseconds d) {
 
 }  // namespace
 
-std::string model_instance_id(const InferenceSettings& settings) {
+std::string model_instance_id(const StreamSettings& settings) {
   // Streams share a model instance only when they run it alike.
+  const std::optional<bool> bf16 = settings.bf16_choice();
   return "monitor:" + settings.model + "@" + (settings.device.empty() ? "auto" : settings.device) +
-         (settings.bf16 ? (*settings.bf16 ? ":bf16" : ":fp32") : "");
+         (bf16 ? (*bf16 ? ":bf16" : ":fp32") : "");
 }
 
 std::vector<ElementSpec> inference_elements(const StreamConfig& stream,
-                                            const InferenceSettings& settings,
+                                            const StreamSettings& settings,
                                             const BatchingConfig& batching) {
-  // The element's classes property is a string: comma-separated ids (or names).
-  std::string classes;
-  for (int c : settings.classes) classes += (classes.empty() ? "" : ",") + std::to_string(c);
-  const std::string bf16 = settings.bf16 ? (*settings.bf16 ? "true" : "false") : "auto";
+  // The shared settings go under their element names (kInferenceNames): the monitor and the
+  // element agree on them through the one table.
+  const InferenceNames& n = kInferenceNames;
   const auto timeout =
       std::chrono::duration_cast<std::chrono::microseconds>(batching.batch_timeout);
   std::vector<ElementSpec> elements = {
       {"yolo",
        "yolo",
        {{"model", settings.model},
-        {"device", settings.device},
-        {"conf-threshold", settings.conf},
-        {"iou-threshold", settings.iou},
-        {"classes", classes},
+        {n.device.element, settings.device},
+        {n.conf.element, settings.conf},
+        {n.iou.element, settings.iou},
+        {n.classes.element, settings.classes},
         {"inference-interval", static_cast<unsigned>(settings.inference_interval)},
         {"model-instance-id", model_instance_id(settings)},
         {"batch-size", static_cast<unsigned>(batching.batch_size)},
@@ -48,12 +50,19 @@ std::vector<ElementSpec> inference_elements(const StreamConfig& stream,
         {"stream-id", stream.id},
         {"http-port", 0},
         {"snapshot-interval", 0u},
-        {"bf16", bf16},
-        {"rect", settings.rect}}}};
+        {n.bf16.element, settings.bf16},
+        {n.rect.element, settings.rect}}}};
   // One tracker per stream: each stream's pipeline has its own element (ids from 1 per stream,
   // and from 1 again when a supervisor rebuilds the pipeline after a camera drop).
-  if (!settings.tracker.empty())
-    elements.push_back({"yolotracker", "tracker", {{"tracker", settings.tracker}}});
+  // The tracker's settings, read with the configuration, go to it as a value: the file is not
+  // read again, and what runs is what was checked.
+  if (!settings.tracker.empty()) {
+    ElementSpec tracker{"yolotracker", "tracker", {{"tracker", settings.tracker}}};
+    if (settings.tracker_config)
+      tracker.properties.emplace_back(
+          "settings", StructureValue(gst::tracker_settings_structure(*settings.tracker_config)));
+    elements.push_back(std::move(tracker));
+  }
   return elements;
 }
 

@@ -4,11 +4,9 @@
 
 #include <map>
 #include <optional>
-#include <set>
 
 #include "yolo/models/checkpoint.h"
 #include "yolo/serving/mqtt_output.h"
-#include "yolo/tracking/tracker_config.h"
 
 namespace yolo::monitor {
 
@@ -17,7 +15,7 @@ std::vector<std::string> check_models(const MonitorConfig& config) {
   // path -> class names, or nullopt when the file does not load (reported once).
   std::map<std::string, std::optional<std::map<int, std::string>>> loaded;
   for (const StreamConfig& stream : config.streams) {
-    const InferenceSettings s = resolve(stream, config);
+    const StreamSettings s = resolve(stream, config);
     if (s.model.empty()) {
       problems.push_back(
           fmt::format("stream '{}': no model (set `model:` at the top level or "
@@ -38,7 +36,8 @@ std::vector<std::string> check_models(const MonitorConfig& config) {
     }
     if (!it->second || it->second->empty()) continue;
     const std::map<int, std::string>& names = *it->second;
-    for (int c : s.classes) {
+    for (const std::string& token : class_tokens(s.classes)) {
+      const int c = std::stoi(token);  // the monitor's classes are ids (ConfigReader::class_list)
       if (names.count(c)) continue;
       const std::string known = describe_classes(names);
       problems.push_back(fmt::format("stream '{}': class {} is not in model '{}' (it has {})",
@@ -49,17 +48,9 @@ std::vector<std::string> check_models(const MonitorConfig& config) {
 }
 
 std::vector<std::string> check_referenced_files(const MonitorConfig& config) {
+  // Tracker files are read and checked with the configuration itself (their settings then go to
+  // the streams' elements as values), so they are not opened again here.
   std::vector<std::string> problems;
-  std::set<std::string> trackers;
-  for (const StreamConfig& stream : config.streams) {
-    const InferenceSettings s = resolve(stream, config);
-    if (s.tracker.empty() || !trackers.insert(s.tracker).second) continue;
-    try {
-      tracking::load_tracker_config(s.tracker);
-    } catch (const std::exception& e) {
-      problems.push_back(fmt::format("stream '{}': tracker: {}", stream.id, e.what()));
-    }
-  }
   if (!config.outputs.mqtt.url.empty()) {
     try {
       check_mqtt_output_options(config.outputs.mqtt);

@@ -25,8 +25,28 @@ namespace {
 using json = nlohmann::json;
 using std::chrono::milliseconds;
 
-const std::vector<std::string> kInferenceKeys = {
-    "model", "device", "conf", "iou", "classes", "inference_interval", "tracker", "bf16", "rect"};
+// The shared inference settings under their monitor names (kInferenceNames), and the monitor's.
+const InferenceNames& kNames = kInferenceNames;
+const std::vector<std::string> kInferenceKeys = {"model",
+                                                 kNames.device.monitor_yaml,
+                                                 kNames.conf.monitor_yaml,
+                                                 kNames.iou.monitor_yaml,
+                                                 kNames.classes.monitor_yaml,
+                                                 "inference_interval",
+                                                 "tracker",
+                                                 kNames.bf16.monitor_yaml,
+                                                 kNames.rect.monitor_yaml};
+
+// "0,2" for the element's classes text.
+std::string classes_text(const std::vector<int>& ids) {
+  std::string text;
+  for (int c : ids) text += (text.empty() ? "" : ",") + std::to_string(c);
+  return text;
+}
+
+const char* bf16_text(bool on) {
+  return on ? "true" : "false";
+}
 
 std::vector<std::string> with(std::vector<std::string> keys, const std::vector<std::string>& more) {
   keys.insert(keys.end(), more.begin(), more.end());
@@ -48,44 +68,54 @@ struct InferenceOverrides {
   std::optional<std::vector<int>> classes;
   std::optional<int> inference_interval;
   std::optional<std::string> tracker;
+  std::shared_ptr<const tracking::TrackerConfig> tracker_config;  // `tracker` as read
   std::optional<bool> bf16, rect;
 };
 
-// A tracker is checked when the configuration is read (--check, reloads, POST /streams), so a bad
-// file is reported with its key path instead of failing the stream's pipeline later.
-std::optional<std::string> read_tracker(ConfigReader& r, const json& obj, const std::string& path) {
-  std::optional<std::string> tracker = r.string(obj, path, "tracker", true);
-  if (!tracker || tracker->empty()) return tracker;
+// A tracker is read and checked when the configuration is read (--check, reloads, POST /streams),
+// so a bad file is reported with its key path instead of failing the stream's pipeline later; the
+// settings read are kept and handed to the stream's yolotracker as a value.
+void read_tracker(ConfigReader& r, const json& obj, const std::string& path,
+                  InferenceOverrides& o) {
+  o.tracker = r.string(obj, path, "tracker", true);
+  if (!o.tracker || o.tracker->empty()) return;
   try {
-    tracking::load_tracker_config(*tracker);
+    o.tracker_config =
+        std::make_shared<const tracking::TrackerConfig>(tracking::load_tracker_config(*o.tracker));
   } catch (const std::exception& e) {
     r.problem(ConfigReader::join(path, "tracker"), e.what());
-    tracker.reset();
+    o.tracker.reset();
   }
-  return tracker;
+}
+
+// The tracker a stream with lines or zones and no tracker of its own gets.
+std::shared_ptr<const tracking::TrackerConfig> analytics_tracker() {
+  static const auto config = std::make_shared<const tracking::TrackerConfig>(
+      tracking::load_tracker_config("bytetrack.yaml"));
+  return config;
 }
 
 InferenceOverrides read_inference(ConfigReader& r, const json& obj, const std::string& path) {
   InferenceOverrides o;
   o.model = r.string(obj, path, "model");
-  o.device = r.string(obj, path, "device");
+  o.device = r.string(obj, path, kNames.device.monitor_yaml);
   if (o.device) {
     try {
       parse_device(*o.device);
     } catch (const std::exception& e) {
-      r.problem(ConfigReader::join(path, "device"), e.what());
+      r.problem(ConfigReader::join(path, kNames.device.monitor_yaml), e.what());
       o.device.reset();
     }
   }
-  o.conf = r.number(obj, path, "conf", 0.0, 1.0);
-  o.iou = r.number(obj, path, "iou", 0.0, 1.0);
-  o.classes = r.class_list(obj, path, "classes");
-  o.bf16 = r.boolean(obj, path, "bf16");
-  o.rect = r.boolean(obj, path, "rect");
+  o.conf = r.number(obj, path, kNames.conf.monitor_yaml, kConfRange.lo, kConfRange.hi);
+  o.iou = r.number(obj, path, kNames.iou.monitor_yaml, kIouRange.lo, kIouRange.hi);
+  o.classes = r.class_list(obj, path, kNames.classes.monitor_yaml);
+  o.bf16 = r.boolean(obj, path, kNames.bf16.monitor_yaml);
+  o.rect = r.boolean(obj, path, kNames.rect.monitor_yaml);
   if (auto n = r.integer(obj, path, "inference_interval", 1, 1000)) {
     o.inference_interval = static_cast<int>(*n);
   }
-  o.tracker = read_tracker(r, obj, path);
+  read_tracker(r, obj, path, o);
   return o;
 }
 
@@ -147,6 +177,7 @@ StreamConfig read_stream(ConfigReader& r, const json& obj, const std::string& pa
   s.bf16 = o.bf16;
   s.rect = o.rect;
   s.tracker = o.tracker;
+  s.tracker_config = o.tracker_config;
   read_analytics(r, obj, path.empty() ? std::string("stream") : path, s);
   if (s.analytics && s.tracker && s.tracker->empty()) {
     r.problem(ConfigReader::join(path, "tracker"),
@@ -357,11 +388,14 @@ MonitorConfig read_config(ConfigReader& r, const json& doc) {
   if (d.device) c.defaults.device = *d.device;
   if (d.conf) c.defaults.conf = *d.conf;
   if (d.iou) c.defaults.iou = *d.iou;
-  if (d.classes) c.defaults.classes = *d.classes;
+  if (d.classes) c.defaults.classes = classes_text(*d.classes);
   if (d.inference_interval) c.defaults.inference_interval = *d.inference_interval;
-  if (d.bf16) c.defaults.bf16 = d.bf16;
+  if (d.bf16) c.defaults.bf16 = bf16_text(*d.bf16);
   if (d.rect) c.defaults.rect = *d.rect;
-  if (d.tracker) c.defaults.tracker = *d.tracker;
+  if (d.tracker) {
+    c.defaults.tracker = *d.tracker;
+    c.defaults.tracker_config = d.tracker_config;
+  }
   read_batching(r, section_of(doc, "batching"), c);
   read_http(r, section_of(doc, "http"), c);
   read_rtsp(r, section_of(doc, "rtsp"), c);
@@ -453,19 +487,25 @@ json to_json(const StreamConfig& s) {
   return j;
 }
 
-InferenceSettings resolve(const StreamConfig& stream, const MonitorConfig& config) {
-  InferenceSettings s = config.defaults;
+StreamSettings resolve(const StreamConfig& stream, const MonitorConfig& config) {
+  StreamSettings s = config.defaults;
   if (stream.model) s.model = *stream.model;
   if (stream.device) s.device = *stream.device;
   if (stream.conf) s.conf = *stream.conf;
   if (stream.iou) s.iou = *stream.iou;
-  if (stream.classes) s.classes = *stream.classes;
+  if (stream.classes) s.classes = classes_text(*stream.classes);
   if (stream.inference_interval) s.inference_interval = *stream.inference_interval;
-  if (stream.bf16) s.bf16 = stream.bf16;
+  if (stream.bf16) s.bf16 = bf16_text(*stream.bf16);
   if (stream.rect) s.rect = *stream.rect;
-  if (stream.tracker) s.tracker = *stream.tracker;
+  if (stream.tracker) {
+    s.tracker = *stream.tracker;
+    s.tracker_config = stream.tracker_config;
+  }
   // Lines and zones count tracks: without a tracker they would never see one.
-  if (stream.analytics && s.tracker.empty()) s.tracker = "bytetrack.yaml";
+  if (stream.analytics && s.tracker.empty()) {
+    s.tracker = "bytetrack.yaml";
+    s.tracker_config = analytics_tracker();
+  }
   return s;
 }
 

@@ -48,7 +48,7 @@ struct MonitorService::Impl {
       : config(std::move(c)), inference(std::move(elements)), notifier(std::move(n)) {}
 
   std::vector<ElementSpec> inference_for(const StreamConfig& stream) const {
-    const InferenceSettings settings = resolve(stream, config_snapshot());
+    const StreamSettings settings = resolve(stream, config_snapshot());
     if (settings.model.empty()) {
       throw std::invalid_argument(fmt::format(
           "stream {} has no model: give it a \"model\" or set the service's default model",

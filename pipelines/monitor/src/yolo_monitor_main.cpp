@@ -160,7 +160,7 @@ std::optional<int> start_service(const yolo::monitor::MonitorConfig& config,
   // The `yolo` element (and a yolotracker) with the stream's settings as typed properties.
   const auto inference = [batching = config.batching](
                              const yolo::monitor::StreamConfig& stream,
-                             const yolo::monitor::InferenceSettings& settings) {
+                             const yolo::monitor::StreamSettings& settings) {
     return yolo::monitor::inference_elements(stream, settings, batching);
   };
   try {

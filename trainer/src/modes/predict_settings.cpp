@@ -5,20 +5,12 @@
 
 #include <filesystem>
 
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
 #include "yolo/trainer/modes/predict_settings.h"
 #include "yolo/trainer/settings/config.h"
 #include "yolo/trainer/settings/shared_settings.h"
 
 namespace yolo {
-namespace {
-
-// Predict's confidence threshold when conf is null (Ultralytics engine/model.py: predict).
-// Track's (Ultralytics engine/model.py: track, "ByteTrack-based method needs low confidence
-// predictions as input").
-constexpr float kDefaultTrackConf = 0.1f;
-
-}  // namespace
 
 PredictOptions predict_options_from_config(const Config& cfg, const std::string& torch_device) {
   PredictOptions o;
@@ -94,7 +86,7 @@ PredictOptions predict_options_from_config(const Config& cfg, const std::string&
 PredictOptions track_options_from_config(const Config& cfg, const std::string& torch_device) {
   PredictOptions o = predict_options_from_config(cfg, torch_device);
   o.tracker = tracking::load_tracker_config(cfg.get_string("tracker"));
-  if (cfg.is_null("conf")) o.nms.conf = kDefaultTrackConf;
+  if (cfg.is_null("conf")) o.nms.conf = static_cast<float>(kTrackConf);
   if (o.nms.conf > static_cast<float>(o.tracker->track_low_thresh)) {
     spdlog::warn(
         "conf={:g} is above the tracker's track_low_thresh ({:g}): its second association will "

@@ -9,7 +9,7 @@
 #include "yolo/core/device.h"
 #include "yolo/core/run_dir.h"
 #include "yolo/runtime/engine.h"
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
 #include "yolo/runtime/traced_head.h"
 #include "yolo/trainer/data/data_loader.h"
 #include "yolo/trainer/data/dataset.h"

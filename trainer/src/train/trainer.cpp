@@ -16,7 +16,7 @@
 #include "yolo/core/autocast_scope.h"
 #include "yolo/core/progress_bar.h"
 #include "yolo/core/stopwatch.h"
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
 #include "yolo/trainer/plots/plots.h"
 #include "yolo/trainer/train/multi_scale.h"
 

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "yolo/core/atomic_file.h"
+#include "yolo/core/box_math.h"
 #include "yolo/core/progress_bar.h"
 #include "yolo/core/stopwatch.h"
-#include "yolo/core/box_math.h"
 #include "yolo/trainer/plots/metric_plots.h"
 #include "yolo/trainer/plots/plots.h"
 
@@ -87,7 +87,8 @@ void save_first_batch_plots(const Batch& batch, const std::vector<torch::Tensor>
   const fs::path labels_jpg = o.save_dir / "val_batch0_labels.jpg";
   const fs::path pred_jpg = o.save_dir / "val_batch0_pred.jpg";
   save_plot(labels_jpg, plot_batch(batch, o.names));
-  save_plot(pred_jpg, plot_batch(predictions_as_batch(batch, dets, 0.25f), o.names));
+  save_plot(pred_jpg,
+            plot_batch(predictions_as_batch(batch, dets, static_cast<float>(kPlotConf)), o.names));
   result.files.push_back(labels_jpg);
   result.files.push_back(pred_jpg);
 }

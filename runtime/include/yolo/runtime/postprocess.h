@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
 #include "yolo/runtime/letterbox_geometry.h"
 
 namespace yolo {

@@ -49,6 +49,12 @@ TrackerConfig load_tracker_config(const std::string& name_or_path);
 // The same from YAML text; `source` names it in messages.
 TrackerConfig parse_tracker_config(const std::string& yaml_text, const std::string& source);
 
+// The checks parse_tracker_config makes on values, for settings that arrive already as values
+// (a yolotracker element's `settings` structure): fractions in 0..1, track_buffer 0..1000000,
+// track_low_thresh not above track_high_thresh, no with_reid. Throws yolo::UsageError naming
+// config.source.
+void check_tracker_config(const TrackerConfig& config);
+
 const char* to_string(TrackerType type);
 const char* to_string(GmcMethod method);
 

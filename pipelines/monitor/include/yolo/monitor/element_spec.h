@@ -13,6 +13,7 @@
 //   media::GstElementPtr e = make_element(yolo, error);  // nullptr: `error` says why
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -22,13 +23,26 @@
 
 namespace yolo::monitor {
 
+// A GstStructure property value (GST_TYPE_STRUCTURE), shared and never changed once made; two
+// are equal when their structures are (gst_structure_is_equal).
+class StructureValue {
+ public:
+  StructureValue() = default;                    // none
+  explicit StructureValue(GstStructure* owned);  // takes ownership
+  const GstStructure* get() const { return structure_.get(); }
+  bool operator==(const StructureValue& other) const;
+
+ private:
+  std::shared_ptr<const GstStructure> structure_;
+};
+
 struct ElementSpec {
   // A property value, in the C++ type of the property's GType: bool (gboolean), int (gint),
-  // unsigned (guint), double (gdouble), std::string (gchararray). A number may be given for a
-  // property of another numeric type (int for guint, double for gfloat: GValue's conversion);
-  // text and truth values must match. Write strings as std::string: a bare "text" literal would
-  // pick bool.
-  using Value = std::variant<bool, int, unsigned, double, std::string>;
+  // unsigned (guint), double (gdouble), std::string (gchararray), StructureValue (GstStructure).
+  // A number may be given for a property of another numeric type (int for guint, double for
+  // gfloat: GValue's conversion); text and truth values must match. Write strings as
+  // std::string: a bare "text" literal would pick bool.
+  using Value = std::variant<bool, int, unsigned, double, std::string, StructureValue>;
   using Property = std::pair<std::string, Value>;
 
   std::string factory;               // the element factory, e.g. "yolo"

@@ -17,10 +17,10 @@ namespace yolo::monitor {
 // service serves results through its own server. With a tracker, {yolotracker name=tracker
 // tracker=...} follows, so the appsink's ROI metas carry track ids.
 std::vector<ElementSpec> inference_elements(const StreamConfig& stream,
-                                            const InferenceSettings& settings,
+                                            const StreamSettings& settings,
                                             const BatchingConfig& batching);
 
 // The model-instance-id shared by every stream running `settings.model` on `settings.device`.
-std::string model_instance_id(const InferenceSettings& settings);
+std::string model_instance_id(const StreamSettings& settings);
 
 }  // namespace yolo::monitor

@@ -15,9 +15,9 @@ namespace yolo::monitor {
 // Each distinct model file is loaded once, on the CPU.
 std::vector<std::string> check_models(const MonitorConfig& config);
 
-// Every other file the configuration names, opened as the start opens it: each stream's tracker
-// settings, and for outputs.mqtt the url, topic and the password, CA, certificate and key files
-// (a secret other users can read is warned about). One line per problem.
+// Every other file the configuration names, opened as the start opens it: for outputs.mqtt the
+// url, topic and the password, CA, certificate and key files (a secret other users can read is
+// warned about). One line per problem. Tracker files are checked when the configuration is read.
 std::vector<std::string> check_referenced_files(const MonitorConfig& config);
 
 }  // namespace yolo::monitor

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -28,7 +29,8 @@
 
 #include "yolo/core/error.h"
 #include "yolo/media/media_source.h"
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
+#include "yolo/tracking/tracker_config.h"
 
 namespace yolo::monitor {
 
@@ -54,24 +56,21 @@ using media::classify_uri;
 using media::SourceKind;
 using media::to_string;
 
-// The inference settings a stream runs with, after per-stream overrides are applied.
-struct InferenceSettings {
-  std::string model;           // checkpoint path or model name (e.g. yolo26n.pt)
-  std::string device = "cpu";  // device string as in shared/DESIGN.md: cpu, 0, cuda:0, ...
-  double conf = kPredictConf;  // confidence threshold, 0..1
-  double iou = kNmsIou;        // NMS IoU threshold, 0..1
-  std::vector<int> classes;    // class ids to keep; empty = all
-  int inference_interval = 1;  // run the model on every Nth frame (>= 1)
-  // BF16 autocast on the CPU (the element's bf16): empty = where the CPU computes BF16 natively.
-  std::optional<bool> bf16;
-  // The element's rect: frames letterboxed to their smallest stride-multiple rectangle where the
-  // model runs any size; false keeps the square (one input shape for every stream of a model, so
-  // streams of different frame sizes batch together).
-  bool rect = true;
+// The settings a stream runs with, after per-stream overrides are applied: the shared inference
+// settings (device, conf, iou, classes as ids, bf16, rect; the YAML keys are kInferenceNames'
+// monitor names) and the monitor's own. rect: false keeps the square, one input shape for every
+// stream of a model, so that streams of different frame sizes batch together.
+struct StreamSettings : InferenceSettings {
+  StreamSettings() { device = "cpu"; }  // the monitor runs on the CPU unless told
+  std::string model;                    // checkpoint path or model name (e.g. yolo26n.pt)
+  int inference_interval = 1;           // run the model on every Nth frame (>= 1)
   // Empty: no tracking. Else the tracker (botsort.yaml, bytetrack.yaml or a YAML with their
   // keys, docs/tracking.md): a yolotracker element follows the yolo element and the stream's
   // results carry track ids.
   std::string tracker;
+  // The tracker's settings as read (and checked) with the configuration: the element gets them
+  // as a value, so the file is read once. Null when not read here (the element reads `tracker`).
+  std::shared_ptr<const tracking::TrackerConfig> tracker_config;
 };
 
 // One camera/source. The optional fields override the service defaults for this stream only.
@@ -88,6 +87,7 @@ struct StreamConfig {
   std::optional<bool> bf16;
   std::optional<bool> rect;
   std::optional<std::string> tracker;  // "" turns a default tracker off for this stream
+  std::shared_ptr<const tracking::TrackerConfig> tracker_config;  // `tracker` as read
   // Lines and zones (docs/analytics.md): units, anchor, track_timeout, lines, zones as given
   // (kept for display, comparison and the state file), and as read. Analytics need track ids:
   // a stream with them and no tracker of its own or by default is tracked with bytetrack.yaml.
@@ -155,7 +155,7 @@ struct SupervisionConfig {
 };
 
 struct MonitorConfig {
-  InferenceSettings defaults;  // top-level model, device, conf, iou, classes, inference_interval
+  StreamSettings defaults;  // top-level model, device, conf, iou, classes, inference_interval
   BatchingConfig batching;
   HttpConfig http;
   RtspConfig rtsp;
@@ -179,7 +179,7 @@ StreamConfig stream_from_json(const nlohmann::json& j, const std::string& source
 nlohmann::json to_json(const StreamConfig& s);
 
 // The stream's overrides applied to the service defaults.
-InferenceSettings resolve(const StreamConfig& stream, const MonitorConfig& config);
+StreamSettings resolve(const StreamConfig& stream, const MonitorConfig& config);
 
 // "500ms", "10s", "2m", "1h", or a plain number of seconds ("1.5"). Throws std::invalid_argument.
 std::chrono::milliseconds parse_duration(const std::string& text);

@@ -36,8 +36,8 @@ class MonitorService {
  public:
   // The inference elements of a stream's pipeline, from its resolved settings (model, device,
   // thresholds, classes, interval). May throw std::invalid_argument to refuse the stream.
-  using InferenceElements = std::function<std::vector<ElementSpec>(
-      const StreamConfig& stream, const InferenceSettings& settings)>;
+  using InferenceElements = std::function<std::vector<ElementSpec>(const StreamConfig& stream,
+                                                                   const StreamSettings& settings)>;
 
   // Opens the outputs and the state file, starts the HTTP server, then the streams; then tells
   // systemd it is ready. Throws (nothing left running) when an output cannot be opened, the

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "yolo/core/box_math.h"
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
 
 namespace yolo::metrics {
 

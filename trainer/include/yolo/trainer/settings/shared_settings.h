@@ -2,7 +2,7 @@
 // precision (half, bf16) for a device. train, val, predict, track, export, info and synth call
 // these instead of reading the keys themselves, so a key means the same in every mode. Their
 // defaults are config/default.yaml's (compiled in) and, where it leaves a key empty, the named
-// constants of yolo/runtime/inference_defaults.h that the element and yolo-monitor use too.
+// constants of yolo/runtime/inference_settings.h that the element and yolo-monitor use too.
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
 #include "yolo/trainer/data/augment.h"
 #include "yolo/trainer/train/loss.h"
 #include "yolo/trainer/train/schedule.h"

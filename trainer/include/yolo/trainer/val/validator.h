@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "yolo/runtime/inference_defaults.h"
+#include "yolo/runtime/inference_settings.h"
 #include "yolo/runtime/postprocess.h"
 #include "yolo/trainer/data/data_loader.h"
 #include "yolo/trainer/metrics/metrics.h"
