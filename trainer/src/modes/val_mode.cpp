@@ -92,10 +92,11 @@ ValData read_val_data(const Config& cfg, const ModelMetadata& meta, const std::s
 ValidatorOptions validator_options(const Config& cfg, const ModelMetadata& meta,
                                    const ValData& data, const fs::path& save_dir) {
   ValidatorOptions vo;
-  vo.conf = conf_setting(cfg, kValConf);
-  vo.iou = cfg.get_float("iou");
-  vo.max_det = static_cast<int>(cfg.get_int("max_det"));
-  vo.agnostic = cfg.get_bool("agnostic_nms") || cfg.get_bool("single_cls");
+  const InferenceSettings in = inference_settings(cfg, kValConf);
+  vo.conf = in.conf;
+  vo.iou = in.iou;
+  vo.max_det = in.max_det;
+  vo.agnostic = in.agnostic || cfg.get_bool("single_cls");
   vo.end2end = meta.end2end;
   vo.nc = std::max(static_cast<int>(meta.names.size()), data.config.nc);
   vo.names = meta.names.empty() ? data.config.names : meta.names;

@@ -17,6 +17,23 @@ std::set<int> classes_setting(const Config& cfg) {
   return classes;
 }
 
+InferenceSettings inference_settings(const Config& cfg, double conf_when_empty) {
+  const InferenceNames& n = kInferenceNames;
+  InferenceSettings s;
+  s.device = cfg.is_null(n.device.command_line) ? "" : cfg.get_string(n.device.command_line);
+  s.conf = conf_setting(cfg, conf_when_empty);
+  s.iou = cfg.get_float(n.iou.command_line);
+  s.max_det = static_cast<int>(cfg.get_int(n.max_det.command_line));
+  for (int c : classes_setting(cfg))
+    s.classes += (s.classes.empty() ? "" : ",") + std::to_string(c);
+  s.agnostic = cfg.get_bool(n.agnostic.command_line);
+  s.half = cfg.get_bool(n.half.command_line);
+  const std::optional<bool> bf16 = cfg.get_optional_bool(n.bf16.command_line);
+  s.bf16 = bf16 ? (*bf16 ? "true" : "false") : "auto";
+  s.rect = rect_inference_setting(cfg);
+  return s;
+}
+
 bool rect_inference_setting(const Config& cfg) {
   return cfg.was_set("rect") ? cfg.get_bool("rect") : true;
 }

@@ -1,14 +1,17 @@
-// The settings several modes read, each resolved in one place: imgsz, conf, and the inference
-// precision (half, bf16) for a device. train, val, predict, track, export, info and synth call
-// these instead of reading the keys themselves, so a key means the same in every mode. Their
-// defaults are config/default.yaml's (compiled in) and, where it leaves a key empty, the named
-// constants of yolo/runtime/inference_settings.h that the element and yolo-monitor use too.
+// The settings several modes read, each resolved in one place: imgsz, conf, the shared inference
+// settings, and the inference precision (half, bf16) for a device. train, val, predict, track,
+// export, info and synth call these instead of reading the keys themselves, so a key means the
+// same in every mode. Their defaults are config/default.yaml's (compiled in) and, where it leaves
+// a key empty, the named constants of yolo/runtime/inference_settings.h that the element and
+// yolo-monitor use too (test_config holds the two to each other).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
+
+#include "yolo/runtime/inference_settings.h"
 
 namespace yolo {
 
@@ -36,6 +39,12 @@ bool rect_inference_setting(const Config& cfg);
 
 // conf=, or `when_empty` (kPredictConf for predict, kValConf for val) when it is left empty.
 double conf_setting(const Config& cfg, double when_empty);
+
+// The shared inference settings from their command-line keys (kInferenceNames): device (as
+// given; "" when empty), conf (conf_setting), iou, max_det, classes (ids as text), agnostic_nms,
+// half and bf16 as given (precision_setting resolves them for a device), rect
+// (rect_inference_setting). predict, track and val build their runs from it.
+InferenceSettings inference_settings(const Config& cfg, double conf_when_empty);
 
 // half= and bf16= for the device a mode runs on ("cpu", "cuda:0"): FP16 only on a GPU, BF16
 // autocast only on a CPU (empty: where the CPU has it natively). A setting that cannot apply
