@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "mot_sequence.h"
 #include "prediction_saver.h"
+#include "yolo/core/atomic_file.h"
 #include "yolo/core/error.h"
 #include "yolo/core/run_dir.h"
 #include "yolo/runtime/detection.h"
@@ -41,6 +43,10 @@ class PredictRun {
     nms_ = o.nms;
     nms_.multi_label = false;  // predict keeps the best class per box (Ultralytics)
     if (o.tracker) trackers_.emplace(*o.tracker);
+    const InputKind kind = classify_source(o.source);
+    image_sequence_ =
+        kind == InputKind::kFolder || kind == InputKind::kGlob || kind == InputKind::kList;
+    if (o.tracker && !o.mot_name.empty()) mot_.emplace();
   }
 
   void process(std::vector<Frame>& batch, PredictReport& report) {
@@ -68,6 +74,7 @@ class PredictRun {
       r.detections =
           detections_from_rows(rows.data_ptr<float>(), rows.size(0), engine_.metadata().names);
       if (trackers_) r.detections = track(f, r.detections);
+      if (mot_ && f.origin == FrameOrigin::kImage) mot_->add(f.path, r.detections);
       if (o_.verbose) {
         fmt::print("{}{}x{} {}, {:.1f}ms\n", frame_prefix(f), dets[i].transform.out_height,
                    dets[i].transform.out_width, summarize_detections(r.detections), t.inference_ms);
@@ -80,6 +87,7 @@ class PredictRun {
   }
 
   void finish(PredictReport& report) {
+    if (mot_) finish_mot(report);
     if (saver_) {
       saver_->finish();
       report.label_files = saver_->label_files();
@@ -107,8 +115,13 @@ class PredictRun {
     const bool live = f.origin == FrameOrigin::kStream;
     tracking::Tracker& tracker = trackers_->tracker(live ? "stream:" + f.stream_id : "files");
     if (!live && f.item != tracked_input_) {
-      tracker.reset();
+      // persist unset: the images of a folder, glob or list carry on as one sequence.
+      const bool carry_on =
+          o_.persist.value_or(image_sequence_ && f.origin == FrameOrigin::kImage &&
+                              tracked_origin_ == FrameOrigin::kImage);
+      if (!carry_on || tracked_input_ == 0) tracker.reset();
       tracked_input_ = f.item;
+      tracked_origin_ = f.origin;
     }
     std::vector<tracking::TrackerDetection> in;
     in.reserve(detections.size());
@@ -130,6 +143,21 @@ class PredictRun {
       out.push_back(std::move(d));
     }
     return out;
+  }
+
+  // The sequence's tracks as mot/<name>.txt, and their scores against `gt` when given.
+  void finish_mot(PredictReport& report) {
+    saver(report);  // the run folder
+    report.mot_file = report.save_dir / "mot" / (o_.mot_name + ".txt");
+    mot_->write(report.mot_file);
+    fmt::print("{} tracked box{} in MOTChallenge format: {}\n", mot_->rows().size(),
+               mot_->rows().size() == 1 ? "" : "es", report.mot_file.string());
+    if (o_.gt.empty()) return;
+    report.mot_metrics = predict::score_mot_sequence(o_.gt, report.mot_file);
+    write_file_atomically(report.save_dir / "mot" / (o_.mot_name + "_metrics.json"),
+                          predict::mot_metrics_json(o_.mot_name, o_.gt, *report.mot_metrics));
+    fmt::print("MOT metrics against {} (TrackEval's conventions, %):\n{}\n", o_.gt,
+               predict::mot_metrics_table(o_.mot_name, *report.mot_metrics));
   }
 
   // The run folder is made with the first frame, so that a source with nothing readable leaves
@@ -159,6 +187,9 @@ class PredictRun {
   std::vector<int64_t> last_shape_;
   std::optional<tracking::StreamTrackers> trackers_;
   int tracked_input_ = 0;  // the input (Frame::item) the files' tracker is following
+  FrameOrigin tracked_origin_ = FrameOrigin::kImage;
+  bool image_sequence_ = false;  // the source is a folder, glob or list
+  std::optional<predict::MotSequence> mot_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // yolo-trainer predict: source kinds, label and summary text, and whole runs on images, a
 // corrupt image, a video, .txt lists, globs, an unreachable stream, and the command line.
 // The model is a fresh (untrained) YOLOv8n exported at 64 px: a very low conf gives it boxes.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -9,8 +10,10 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 #include <set>
 #include <thread>
@@ -30,6 +33,7 @@
 #include "yolo/predict/predict_results.h"
 #include "yolo/predict/predictor.h"
 #include "yolo/synth/synthetic_data.h"
+#include "yolo/tracking/mot_format.h"
 #include "yolo/trainer/modes/predict_settings.h"
 #include "yolo/trainer/settings/config.h"
 
@@ -556,6 +560,164 @@ TEST(Track, VideoDetectionsCarryIdsThatRestartPerVideo) {
   const auto first = lines_of(labels.front());
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(split(first.front()).size(), 6u) << first.front();
+}
+
+namespace {
+
+// The last line of a command's output as JSON (tools/parity/trackeval_hota.py prints its there).
+nlohmann::json last_json_line(const std::string& output) {
+  std::string out = output.substr(0, output.find_last_not_of("\r\n") + 1);
+  return nlohmann::json::parse(out.substr(out.find_last_of('\n') + 1), nullptr, false);
+}
+
+}  // namespace
+
+// A folder of frames is one sequence (#53), as Ultralytics' model.track(persist=True) runs it: ids
+// carry from frame to frame (persist=False starts every image over, as its `yolo track` does). A
+// MOT sequence folder is tracked from its img1/ frames, numbered by file name; its tracks are
+// written in MOTChallenge format, and with gt= scored as TrackEval scores them: the numbers are
+// TrackEval's own on the same files when the test Python has it (label parity's oracle).
+TEST(Track, AFolderOfFramesIsOneSequenceScoredAgainstGroundTruth) {
+  TempDir tmp("track_sequence");
+  const fs::path tracker = tmp.path / "every_box.yaml";
+  yolo::testing::write_file(tracker,
+                            "tracker_type: bytetrack\ntrack_high_thresh: 0.0\n"
+                            "track_low_thresh: 0.0\nnew_track_thresh: 0.0\nmatch_thresh: 0.3\n"
+                            "fuse_score: False\n");  // a match needs IoU >= 0.7
+  // seq-01/img1/000001.jpg ...: a square image twice, then a wide one twice. The same image
+  // gives the same boxes (a still object keeps its id); the wide one's boxes land elsewhere, so
+  // the sequence's tracker gives them new ids after those of the first two frames, while a
+  // tracker that starts over numbers them from 1 again.
+  const fs::path seq = tmp.path / "seq-01";
+  fs::create_directories(seq / "img1");
+  const std::vector<fs::path> images = files_in(fixture().images, ".jpg");
+  ASSERT_GE(images.size(), 2u);
+  cv::Mat wide;
+  cv::resize(cv::imread(images[1].string()), wide, cv::Size(192, 64));
+  int frames = 0;
+  for (int k = 0; k < 2; ++k)
+    fs::copy_file(images[0], seq / "img1" / fmt::format("{:06d}.jpg", ++frames));
+  for (int k = 0; k < 2; ++k)
+    cv::imwrite((seq / "img1" / fmt::format("{:06d}.jpg", ++frames)).string(), wide);
+  const auto run = [&](const std::string& name,
+                       std::vector<std::pair<std::string, std::string>> extra) {
+    std::vector<std::pair<std::string, std::string>> kv = {
+        {"model", fixture().model.string()},
+        {"source", seq.string()},
+        {"conf", "0.0001"},
+        {"max_det", "5"},
+        {"project", (tmp.path / "runs").string()},
+        {"name", name},
+        {"tracker", tracker.string()},
+        {"save", "False"},
+        {"verbose", "false"}};
+    kv.insert(kv.end(), extra.begin(), extra.end());
+    yolo::Config cfg;
+    cfg.apply_text_overrides(kv);
+    return yolo::run_predict(yolo::track_options_from_config(cfg, "cpu"));
+  };
+  // The highest id on a frame against its number of boxes: above it, ids carried on.
+  const auto ids_carried = [](const std::vector<yolo::tracking::MotRow>& rows) {
+    std::map<int, std::pair<int, int>> per_frame;  // frame -> (boxes, highest id)
+    for (const auto& r : rows) {
+      auto& [boxes, highest] = per_frame[r.frame];
+      ++boxes;
+      highest = std::max(highest, r.id);
+    }
+    for (const auto& [frame, f] : per_frame)
+      if (f.second > f.first) return true;
+    return false;
+  };
+
+  const yolo::PredictReport one = run("sequence", {});
+  EXPECT_EQ(one.frames, frames);
+  ASSERT_FALSE(one.mot_file.empty());
+  EXPECT_EQ(one.mot_file.filename(), "seq-01.txt");
+  const auto rows = yolo::tracking::read_mot_file(one.mot_file).rows;
+  ASSERT_FALSE(rows.empty());
+  std::set<int> numbers;
+  for (const auto& r : rows) numbers.insert(r.frame);
+  EXPECT_EQ(*numbers.begin(), 1);
+  EXPECT_LE(*numbers.rbegin(), frames);
+  EXPECT_TRUE(ids_carried(rows)) << "ids started over within the sequence:\n"
+                                 << yolo::tracking::format_mot_rows(rows);
+
+  // persist=True reads as the default here; persist=False starts each image over and, with no
+  // sequence to speak of, writes no MOT file and takes no gt.
+  EXPECT_TRUE(run("reset", {{"persist", "False"}}).mot_file.empty());
+  const auto gt_for_reset = [&] {
+    yolo::Config cfg;
+    cfg.apply_text_overrides({{"model", fixture().model.string()},
+                              {"source", seq.string()},
+                              {"persist", "False"},
+                              {"gt", one.mot_file.string()}});
+    return yolo::track_options_from_config(cfg, "cpu");
+  };
+  EXPECT_THROW(gt_for_reset(), yolo::UsageError);
+  const auto gt_missing = [&] {
+    yolo::Config cfg;
+    cfg.apply_text_overrides({{"model", fixture().model.string()},
+                              {"source", seq.string()},
+                              {"gt", (tmp.path / "no_gt.txt").string()}});
+    return yolo::track_options_from_config(cfg, "cpu");
+  };
+  EXPECT_THROW(gt_missing(), yolo::UsageError);
+
+  // Ground truth from the tracks: ids renamed after frame b, which shows the same image as frame
+  // b + 1 (so tracks run across it and identity suffers), one box the tracker missed, and a
+  // zero-marked row that must not count.
+  const int b = frames / 2 + (frames / 2 % 2 == 0 ? 1 : 0);
+  std::vector<yolo::tracking::MotRow> gt = rows;
+  for (auto& r : gt) {
+    if (r.frame > b) r.id += 100;
+    r.conf = 1.0;
+  }
+  yolo::tracking::MotRow missed = gt.front();
+  missed.id = 500;
+  missed.x = 5000;  // far from every box: a miss
+  gt.push_back(missed);
+  yolo::tracking::MotRow ignored = gt.front();
+  ignored.id = 501;
+  ignored.x = 6000;
+  ignored.conf = 0.0;
+  gt.push_back(ignored);
+  const fs::path gt_file = seq / "gt" / "gt.txt";
+  fs::create_directories(gt_file.parent_path());
+  yolo::tracking::write_mot_file(gt_file, gt);
+
+  const yolo::PredictReport scored = run("scored", {{"gt", gt_file.string()}});
+  ASSERT_TRUE(scored.mot_metrics.has_value());
+  const yolo::tracking::SequenceMetrics& m = *scored.mot_metrics;
+  EXPECT_EQ(m.clear.num_gt_dets, static_cast<int64_t>(rows.size()) + 1);  // not the zero-marked
+  EXPECT_EQ(m.clear.fn, 1);
+  EXPECT_EQ(m.clear.fp, 0);
+  EXPECT_LT(m.identity.idf1, 1.0);
+  const auto saved = nlohmann::json::parse(
+      yolo::testing::read_file(scored.save_dir / "mot" / "seq-01_metrics.json"));
+  EXPECT_DOUBLE_EQ(saved["HOTA"]["HOTA"].get<double>(), m.hota.hota);
+  EXPECT_DOUBLE_EQ(saved["CLEAR"]["MOTA"].get<double>(), m.clear.mota);
+  EXPECT_DOUBLE_EQ(saved["Identity"]["IDF1"].get<double>(), m.identity.idf1);
+
+  // TrackEval on the same two files.
+  if (yolo::testing::run_command(std::string(YOLO_TEST_PYTHON) + " -c 'import trackeval'")
+          .exit_code != 0) {
+    GTEST_SKIP() << "TrackEval is not installed in " << YOLO_TEST_PYTHON
+                 << " (tools/install-deps.sh --oracle): its numbers were not compared";
+  }
+  const auto r =
+      yolo::testing::run_command(std::string(YOLO_TEST_PYTHON) + " " + YOLO_SOURCE_DIR +
+                                 "/tools/parity/trackeval_hota.py --seq seq-01 '" +
+                                 gt_file.string() + "' '" + scored.mot_file.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json te = last_json_line(r.output)["seq-01"];
+  ASSERT_TRUE(te.is_object()) << r.output;
+  double hota = 0;
+  for (const auto& v : te["HOTA"]) hota += v.get<double>() / static_cast<double>(te["HOTA"].size());
+  EXPECT_NEAR(m.hota.hota, hota, 1e-9);
+  EXPECT_NEAR(m.clear.mota, te["MOTA"].get<double>(), 1e-9);
+  EXPECT_NEAR(m.identity.idf1, te["IDF1"].get<double>(), 1e-9);
+  EXPECT_EQ(m.clear.idsw, te["IDSW"].get<int64_t>());
+  EXPECT_EQ(m.clear.fn, te["CLR_FN"].get<int64_t>());
 }
 
 #ifdef YOLO_TRAINER_BIN

@@ -6,11 +6,13 @@
 #include <filesystem>
 
 #include "yolo/runtime/inference_settings.h"
+#include "yolo/tracking/mot_format.h"
 #include "yolo/trainer/modes/predict_settings.h"
 #include "yolo/trainer/settings/config.h"
 #include "yolo/trainer/settings/shared_settings.h"
 
 namespace yolo {
+namespace fs = std::filesystem;
 
 PredictOptions predict_options_from_config(const Config& cfg, const std::string& torch_device) {
   PredictOptions o;
@@ -33,16 +35,15 @@ PredictOptions predict_options_from_config(const Config& cfg, const std::string&
   o.half = precision.half;
   o.bf16 = precision.bf16;
 
-  o.nms.conf = static_cast<float>(conf_setting(cfg, kPredictConf));
-  o.nms.iou = static_cast<float>(cfg.get_float("iou"));
-  o.nms.max_det = static_cast<int>(cfg.get_int("max_det"));
-  o.nms.agnostic = cfg.get_bool("agnostic_nms");
+  // max_det's range (1..30000) is default.yaml's, checked when the key is read.
+  const InferenceSettings in = inference_settings(cfg, kPredictConf);
+  o.nms.conf = static_cast<float>(in.conf);
+  o.nms.iou = static_cast<float>(in.iou);
+  o.nms.max_det = in.max_det;
+  o.nms.agnostic = in.agnostic;
   o.nms_setting = cfg.get_optional_bool("nms");
   o.nms.multi_label = false;
-  if (!cfg.is_null("classes"))
-    for (long long c : cfg.get_int_list("classes")) o.nms.classes.push_back(static_cast<int>(c));
-  if (o.nms.max_det < 1)
-    throw ConfigError(fmt::format("max_det={} is invalid: use 1 or more", o.nms.max_det));
+  for (const std::string& id : class_tokens(in.classes)) o.nms.classes.push_back(std::stoi(id));
 
   // batch=16 is training's default; predict runs one frame at a time unless asked.
   o.batch = cfg.was_set("batch") ? static_cast<int>(cfg.get_int("batch")) : 1;
@@ -79,7 +80,7 @@ PredictOptions predict_options_from_config(const Config& cfg, const std::string&
   o.exist_ok = cfg.get_bool("exist_ok");
   o.verbose = cfg.get_bool("verbose");
   if (const ImageSize imgsz = imgsz_setting(cfg); imgsz.given) o.imgsz = {imgsz.h, imgsz.w};
-  o.rect = rect_inference_setting(cfg);
+  o.rect = in.rect;
   return o;
 }
 
@@ -92,6 +93,34 @@ PredictOptions track_options_from_config(const Config& cfg, const std::string& t
         "conf={:g} is above the tracker's track_low_thresh ({:g}): its second association will "
         "see no low-score boxes; leave conf unset (0.1) for tracking",
         o.nms.conf, o.tracker->track_low_thresh);
+  }
+  o.persist = cfg.get_optional_bool("persist");
+  // A MOT sequence folder (seq/img1/*.jpg, seq/gt/gt.txt) is tracked from its img1/ frames.
+  const fs::path source(o.source);
+  const InputKind kind = classify_source(o.source);
+  std::string sequence;
+  if (kind == InputKind::kFolder && fs::is_directory(source / "img1")) {
+    sequence = source.lexically_normal().filename().string();
+    if (sequence.empty()) sequence = source.lexically_normal().parent_path().filename().string();
+    o.source = (source / "img1").string();
+  } else if (kind == InputKind::kFolder || kind == InputKind::kGlob || kind == InputKind::kList) {
+    sequence = source_stem(o.source);
+  }
+  // The sequence's tracks are written (and scored) when its images run as one sequence.
+  if (o.persist.value_or(true) && !sequence.empty()) o.mot_name = sequence;
+  if (!cfg.is_null("gt")) {
+    o.gt = cfg.get_string("gt");
+    if (o.mot_name.empty())
+      throw ConfigError(fmt::format(
+          "gt= scores a tracked image sequence, and source={} is not one (with persist={}): give "
+          "a folder of frames or a MOT sequence folder (seq/img1/)",
+          cfg.get_string("source"), o.persist ? (*o.persist ? "True" : "False") : "unset"));
+    try {
+      tracking::read_mot_file(o.gt);  // a missing or malformed file fails now, not after the run
+    } catch (const std::exception& e) {
+      throw ConfigError(fmt::format("gt={}: {}; give a MOTChallenge gt.txt (frame,id,x,y,w,h,...)",
+                                    o.gt, e.what()));
+    }
   }
   return o;
 }

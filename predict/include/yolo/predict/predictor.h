@@ -18,6 +18,7 @@
 #include "yolo/predict/frame_source.h"
 #include "yolo/predict/predict_results.h"
 #include "yolo/runtime/postprocess.h"
+#include "yolo/tracking/mot_metrics.h"
 #include "yolo/tracking/tracker_config.h"
 
 namespace yolo {
@@ -51,6 +52,17 @@ struct PredictOptions {
   // `track`: the tracker's settings; the detections become its confirmed tracks, with ids
   // (yolo/tracking/tracker.h). nullopt for `predict`.
   std::optional<tracking::TrackerConfig> tracker;
+  // `track`: whether the tracker carries on from one input (file) to the next. Unset: the images
+  // of a folder, glob or list are one sequence in name order (a camera's frame dump, a MOT
+  // sequence's img1/) and each video starts over; false: every input starts over (Ultralytics'
+  // `yolo track`, whose persist is False); true: nothing starts over (its
+  // model.track(persist=True)).
+  std::optional<bool> persist;
+  // `track` of an image sequence, when not empty: its tracks in MOTChallenge format as
+  // mot/<mot_name>.txt in the run folder and, with `gt` (a MOTChallenge gt.txt), the MOT metrics
+  // against it (tracking/mot_metrics.h, TrackEval's conventions).
+  std::string mot_name;
+  std::string gt;
 };
 
 struct PredictReport {
@@ -62,6 +74,8 @@ struct PredictReport {
   std::vector<std::filesystem::path> videos;  // annotated videos written
   double preprocess_ms = 0, inference_ms = 0, postprocess_ms = 0;  // per frame, averages
   bool stopped = false;                                            // ended early by `stop`
+  std::filesystem::path mot_file;  // `track` of an image sequence: its tracks, MOTChallenge text
+  std::optional<tracking::SequenceMetrics> mot_metrics;  // against `gt`, when given
 };
 
 // Runs prediction. Throws CheckpointError for an unusable model and std::runtime_error when
