@@ -32,3 +32,10 @@ yolo_add_test(NAME test_real_photos_parity LABEL parity
 target_compile_definitions(test_real_photos_parity PRIVATE
   YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_TEST_ASSETS="${YOLO_TEST_ASSETS}")
 add_dependencies(test_real_photos_parity yolo-trainer)
+# Tracking on real frames (photos with camera motion as image sequences) against Ultralytics'
+# model.track(persist=True), ByteTrack and BoT-SORT.
+yolo_add_test(NAME test_track_real_frames_parity LABEL parity
+  SOURCES ${_dir}/test_track_real_frames_parity.cpp LIBS yolo_synth yolo_models yolo_tracking TIMEOUT 900)
+target_compile_definitions(test_track_real_frames_parity PRIVATE
+  YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_TEST_ASSETS="${YOLO_TEST_ASSETS}")
+add_dependencies(test_track_real_frames_parity yolo-trainer)
