@@ -9,6 +9,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -59,6 +60,23 @@ inline bool is_shell_block(const std::string& info) {
   return shells.count(info) > 0;
 }
 
+// A code block's opening fence: its marker (``` or ~~~, as long as written) and the first word of
+// its info string, lower-cased ("sh", "console"); nullopt for any other (trimmed) line.
+struct Fence {
+  std::string marker, info;
+};
+inline std::optional<Fence> opening_fence(const std::string& t) {
+  if (t.rfind("```", 0) != 0 && t.rfind("~~~", 0) != 0) return std::nullopt;
+  const size_t n = t.find_first_not_of(t[0]);
+  Fence f;
+  f.marker = t.substr(0, n);
+  std::istringstream words(n == std::string::npos ? std::string() : t.substr(n));
+  words >> f.info;
+  std::transform(f.info.begin(), f.info.end(), f.info.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return f;
+}
+
 // One line as a reader types it.
 struct ShellLine {
   std::string where;   // file:line of its first line
@@ -80,14 +98,9 @@ inline std::vector<ShellLine> shell_lines(const std::string& markdown, const std
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string t = trim(lines[i]);
     if (!in_block) {
-      if (t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0) {
-        const size_t n = t.find_first_not_of(t[0]);
-        fence = t.substr(0, n);
-        std::istringstream words(n == std::string::npos ? std::string() : t.substr(n));
-        info.clear();
-        words >> info;
-        std::transform(info.begin(), info.end(), info.begin(),
-                       [](unsigned char c) { return std::tolower(c); });
+      if (const std::optional<Fence> opened = opening_fence(t)) {
+        fence = opened->marker;
+        info = opened->info;
         std::smatch m;
         marker = std::regex_match(previous, m, marker_re) ? m[1].str() : std::string();
         in_block = true;

@@ -401,15 +401,10 @@ std::vector<NamedWord> named_words(const std::string& markdown, const std::strin
       }
       continue;
     }
-    if (t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0) {
+    if (const std::optional<docs::Fence> opened = docs::opening_fence(t)) {
       flush();
-      const size_t n = t.find_first_not_of(t[0]);
-      fence = t.substr(0, n);
-      std::istringstream words(n == std::string::npos ? std::string() : t.substr(n));
-      info.clear();
-      words >> info;
-      std::transform(info.begin(), info.end(), info.begin(),
-                     [](unsigned char c) { return std::tolower(c); });
+      fence = opened->marker;
+      info = opened->info;
       in_block = true;
       continue;
     }
