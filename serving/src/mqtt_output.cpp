@@ -7,8 +7,8 @@
 #include <climits>
 #include <vector>
 
-#include "yolo/runtime/detection.h"
 #include "yolo/mqtt/mqtt_publisher.h"
+#include "yolo/runtime/detection.h"
 
 namespace yolo {
 namespace {

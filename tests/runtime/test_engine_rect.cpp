@@ -106,8 +106,8 @@ TEST(EngineRect, LoadingAModelReadsItsFileOnce) {
     yolo::Engine engine(s.path.string(), fp32());
     const uint64_t read = bytes_read() - before;
     EXPECT_GE(read, size) << s.path;
-    EXPECT_LT(read, size + size / 4) << s.path << ": " << read << " bytes read for a file of "
-                                     << size;
+    EXPECT_LT(read, size + size / 4)
+        << s.path << ": " << read << " bytes read for a file of " << size;
     if (with_weights) {  // the tracer builds other sizes from the same bytes, not the file
       const uint64_t again = bytes_read();
       engine.forward(torch::rand({1, 3, 32, 96}));

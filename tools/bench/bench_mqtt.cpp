@@ -24,9 +24,9 @@
 #include "yolo/analytics/analytics_json.h"
 #include "yolo/analytics/stream_analytics.h"
 #include "yolo/core/log.h"
+#include "yolo/mqtt/mqtt_publisher.h"
 #include "yolo/runtime/detection.h"
 #include "yolo/serving/mqtt_output.h"
-#include "yolo/mqtt/mqtt_publisher.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 
 #include "yolo/core/atomic_file.h"
-#include "yolo/core/serial_torch_ops.h"
 #include "yolo/core/box_math.h"
+#include "yolo/core/serial_torch_ops.h"
 #include "yolo/runtime/input_tensor.h"
 #include "yolo/trainer/data/npy_image.h"
 
