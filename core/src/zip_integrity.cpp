@@ -4,10 +4,11 @@
 
 #include <array>
 #include <cstdint>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "yolo/core/text_file.h"
 
 namespace yolo {
 namespace {
@@ -28,12 +29,12 @@ const std::array<uint32_t, 256>& crc_table() {
 // Little-endian fields of the zip format, bounds-checked against the file.
 class Bytes {
  public:
-  explicit Bytes(const std::vector<unsigned char>& data) : d_(data) {}
+  explicit Bytes(const std::string& data) : d_(data) {}
   size_t size() const { return d_.size(); }
   const unsigned char* at(uint64_t offset, uint64_t n) const {
     if (offset > d_.size() || n > d_.size() - offset)
       throw std::runtime_error("a zip record points past the end of the file (truncated)");
-    return d_.data() + offset;
+    return reinterpret_cast<const unsigned char*>(d_.data()) + offset;
   }
   uint64_t le(uint64_t offset, int n) const {
     const unsigned char* p = at(offset, static_cast<uint64_t>(n));
@@ -43,7 +44,7 @@ class Bytes {
   }
 
  private:
-  const std::vector<unsigned char>& d_;
+  const std::string& d_;
 };
 
 }  // namespace
@@ -57,17 +58,10 @@ unsigned long crc32_of(const void* data, size_t size, unsigned long crc) {
 }
 
 ZipArchive ZipArchive::read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw std::runtime_error(fmt::format("cannot read '{}'", path));
-  const std::streamsize n = in.tellg();
-  std::vector<unsigned char> data(static_cast<size_t>(std::max<std::streamsize>(n, 0)));
-  in.seekg(0);
-  if (!in.read(reinterpret_cast<char*>(data.data()), n))
-    throw std::runtime_error(fmt::format("cannot read '{}'", path));
-  return parse(std::move(data));
+  return parse(read_file_bytes(path, "zip archive"));
 }
 
-ZipArchive ZipArchive::parse(std::vector<unsigned char> bytes) {
+ZipArchive ZipArchive::parse(std::string bytes) {
   ZipArchive zip;
   zip.bytes_ = std::move(bytes);
   const Bytes z(zip.bytes_);

@@ -20,6 +20,7 @@
 
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/strings.h"
+#include "yolo/core/text_file.h"
 #include "yolo/core/version.h"
 #include "yolo/core/zip_integrity.h"
 #include "yolo/models/ultralytics_checkpoint.h"
@@ -374,7 +375,7 @@ class ZipArchiveReader : public caffe2::serialize::ReadAdapterInterface {
   explicit ZipArchiveReader(std::shared_ptr<const ZipArchive> zip) : zip_(std::move(zip)) {}
   size_t size() const override { return zip_->bytes().size(); }
   size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
-    const std::vector<unsigned char>& b = zip_->bytes();
+    const std::string& b = zip_->bytes();
     if (pos >= b.size()) return 0;
     n = std::min<size_t>(n, b.size() - static_cast<size_t>(pos));
     std::memcpy(buf, b.data() + pos, n);
@@ -400,7 +401,10 @@ bool ModelFile::has_record(const std::string& record) const {
   return false;
 }
 
-ModelFile open_model_file(const std::string& path) {
+namespace {
+
+// The file's bytes, or a CheckpointError saying why there are none.
+std::string model_file_bytes(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
     throw CheckpointError(
@@ -409,20 +413,16 @@ ModelFile open_model_file(const std::string& path) {
     throw CheckpointError(fmt::format("model '{}' is a folder, not a file", path));
   if (fs::file_size(path, ec) == 0)
     throw CheckpointError(fmt::format("model file '{}' is empty", path));
-  std::vector<unsigned char> bytes;
-  {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    const std::streamsize n = in ? static_cast<std::streamsize>(in.tellg()) : -1;
-    if (n > 0) {
-      bytes.resize(static_cast<size_t>(n));
-      in.seekg(0);
-      in.read(reinterpret_cast<char*>(bytes.data()), n);
-    }
-    if (!in || bytes.empty())
-      throw CheckpointError(
-          fmt::format("model file '{}' cannot be read; check its permissions", path));
+  try {
+    return read_file_bytes(path, "model file");
+  } catch (const std::runtime_error& e) {
+    throw CheckpointError(fmt::format("{}; check its permissions", e.what()));
   }
-  if (bytes[0] == 0x80) {
+}
+
+// A zip archive by its first bytes, refusing PyTorch < 1.6's bare pickles and anything else.
+void require_zip_signature(const std::string& bytes, const std::string& path) {
+  if (static_cast<unsigned char>(bytes[0]) == 0x80) {
     throw CheckpointError(fmt::format(
         "'{}' is a torch.save file in the legacy format of PyTorch < 1.6 (a bare pickle, not a "
         "zip); load and save it again with a current PyTorch (torch.save(torch.load(f), f)), or "
@@ -436,20 +436,22 @@ ModelFile open_model_file(const std::string& path) {
                     "TorchScript export",
                     path));
   }
-  // The directory is read here first, and LibTorch's reader only sees archives laid out as it
-  // expects: its constructor throws on any other zip after opening it, and leaks the open
-  // archive's state when it does (LibTorch 2.11; a service retrying a wrong file would grow).
-  ModelFile file;
-  file.path = path;
+}
+
+// The directory, read here first: LibTorch's reader only sees archives laid out as it expects,
+// because its constructor throws on any other zip after opening it, and leaks the open archive's
+// state when it does (LibTorch 2.11; a service retrying a wrong file would grow).
+std::shared_ptr<const ZipArchive> torch_archive(std::string bytes, const std::string& path) {
+  std::shared_ptr<const ZipArchive> zip;
   try {
-    file.zip = std::make_shared<const ZipArchive>(ZipArchive::parse(std::move(bytes)));
+    zip = std::make_shared<const ZipArchive>(ZipArchive::parse(std::move(bytes)));
   } catch (const std::runtime_error&) {
     throw CheckpointError(
         fmt::format("'{}' is truncated or corrupt (its zip directory cannot be read); copy or "
                     "export it again",
                     path));
   }
-  const std::vector<std::string> names = file.zip->names();
+  const std::vector<std::string> names = zip->names();
   if (!has_torch_archive_layout(names)) {
     const size_t shown = std::min<size_t>(names.size(), 3);
     const std::string held =
@@ -463,6 +465,11 @@ ModelFile open_model_file(const std::string& path) {
                     "checkpoint written by yolo-trainer or an Ultralytics TorchScript export",
                     path, held));
   }
+  return zip;
+}
+
+// What LibTorch's reader says the archive holds: TorchScript code, or a torch.save's data.
+ArchiveKind libtorch_archive_kind(const ModelFile& file) {
   std::vector<std::string> records;
   try {
     caffe2::serialize::PyTorchStreamReader reader(file.reader());
@@ -471,13 +478,19 @@ ModelFile open_model_file(const std::string& path) {
     // Left for LibTorch to refuse: mainly a format version it does not read; its reason is
     // passed on.
     const std::string what = e.what_without_backtrace();
-    throw CheckpointError(fmt::format("'{}' cannot be read by this LibTorch: {}", path,
+    throw CheckpointError(fmt::format("'{}' cannot be read by this LibTorch: {}", file.path,
                                       what.substr(0, what.find('\n'))));
   }
   const ArchiveKind kind = archive_kind(records);
   if (!kind.code && !kind.data) {
-    throw CheckpointError(fmt::format("'{}' is a zip archive but not a TorchScript model", path));
+    throw CheckpointError(
+        fmt::format("'{}' is a zip archive but not a TorchScript model", file.path));
   }
+  return kind;
+}
+
+// Every stored entry's CRC-32 (zip_integrity.h: LibTorch's reader skips them).
+void require_intact_entries(const ModelFile& file) {
   std::optional<std::string> damaged;
   try {
     damaged = file.zip->find_corrupt_entry();
@@ -487,8 +500,20 @@ ModelFile open_model_file(const std::string& path) {
   if (damaged) {
     throw CheckpointError(fmt::format(
         "'{}' is corrupt: {} (its bytes changed after it was written); copy or export it again",
-        path, *damaged));
+        file.path, *damaged));
   }
+}
+
+}  // namespace
+
+ModelFile open_model_file(const std::string& path) {
+  std::string bytes = model_file_bytes(path);
+  require_zip_signature(bytes, path);
+  ModelFile file;
+  file.path = path;
+  file.zip = torch_archive(std::move(bytes), path);
+  const ArchiveKind kind = libtorch_archive_kind(file);
+  require_intact_entries(file);
   file.kind = kind.code ? ModelFileKind::kTorchScript : ModelFileKind::kTorchSave;
   return file;
 }

@@ -35,13 +35,11 @@ void MotSequence::write(const std::filesystem::path& path) const {
   tracking::write_mot_file(path, rows_);
 }
 
-tracking::SequenceMetrics score_mot_sequence(const std::filesystem::path& gt_path,
-                                             const std::filesystem::path& tracks_path) {
-  tracking::MotTable gt = tracking::read_mot_file(gt_path);
+tracking::SequenceMetrics score_mot_sequence(tracking::MotTable gt,
+                                             const tracking::MotTable& tracks) {
   gt.rows.erase(std::remove_if(gt.rows.begin(), gt.rows.end(),
                                [](const tracking::MotRow& r) { return r.conf == 0.0; }),
                 gt.rows.end());
-  const tracking::MotTable tracks = tracking::read_mot_file(tracks_path);
   tracking::MotMetricsOptions options;
   options.convention = tracking::MotConvention::kTrackEval;
   return tracking::evaluate_sequence(tracking::frames_from_tables(gt, tracks), options);

@@ -30,14 +30,13 @@ class MotSequence {
   int frames_ = 0;
 };
 
-// Scores the tracks written to `tracks_path` against `gt_path` as TrackEval scores a MOTChallenge
-// sequence: ground-truth rows whose 7th column is 0 are left out ("zero marked"), a match needs
-// IoU >= 0.5, CLEAR and Identity by TrackEval's conventions, HOTA over its 19 thresholds. The
-// class and visibility columns are not read (TrackEval's MOT17 preprocessing, which also removes
-// tracks on distractor classes, is not applied). Throws yolo::FailureError naming the file for a
-// malformed or unreadable one.
-tracking::SequenceMetrics score_mot_sequence(const std::filesystem::path& gt_path,
-                                             const std::filesystem::path& tracks_path);
+// Scores `tracks` against `gt` as TrackEval scores a MOTChallenge sequence: ground-truth rows whose
+// 7th column is 0 are left out ("zero marked"), a match needs IoU >= 0.5, CLEAR and Identity by
+// TrackEval's conventions, HOTA over its 19 thresholds. The class and visibility columns are not
+// read (TrackEval's MOT17 preprocessing, which also removes tracks on distractor classes, is not
+// applied). Throws yolo::FailureError naming the table's source when an id repeats within a frame.
+tracking::SequenceMetrics score_mot_sequence(tracking::MotTable gt,
+                                             const tracking::MotTable& tracks);
 
 // Every metric and its parts as JSON: {"HOTA": {"HOTA", "DetA", "AssA", "LocA", "DetRe", ...},
 // "CLEAR": {"MOTA", "MOTP", "TP", "FP", "FN", "IDSW", "Frag", "MT", "PT", "ML", ...},

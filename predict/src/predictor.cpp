@@ -152,11 +152,13 @@ class PredictRun {
     mot_->write(report.mot_file);
     fmt::print("{} tracked box{} in MOTChallenge format: {}\n", mot_->rows().size(),
                mot_->rows().size() == 1 ? "" : "es", report.mot_file.string());
-    if (o_.gt.empty()) return;
-    report.mot_metrics = predict::score_mot_sequence(o_.gt, report.mot_file);
-    write_file_atomically(report.save_dir / "mot" / (o_.mot_name + "_metrics.json"),
-                          predict::mot_metrics_json(o_.mot_name, o_.gt, *report.mot_metrics));
-    fmt::print("MOT metrics against {} (TrackEval's conventions, %):\n{}\n", o_.gt,
+    if (!o_.gt) return;
+    report.mot_metrics = predict::score_mot_sequence(
+        *o_.gt, tracking::MotTable{report.mot_file.string(), mot_->rows()});
+    write_file_atomically(
+        report.save_dir / "mot" / (o_.mot_name + "_metrics.json"),
+        predict::mot_metrics_json(o_.mot_name, o_.gt->source, *report.mot_metrics));
+    fmt::print("MOT metrics against {} (TrackEval's conventions, %):\n{}\n", o_.gt->source,
                predict::mot_metrics_table(o_.mot_name, *report.mot_metrics));
   }
 

@@ -31,14 +31,24 @@ std::vector<std::string> InferenceSettings::problems(SettingFront front) const {
   check(n.conf, conf, kConfRange);
   check(n.iou, iou, kIouRange);
   check(n.max_det, max_det, kMaxDetRange);
-  if (bf16 != "auto" && bf16 != "true" && bf16 != "false")
-    out.push_back(fmt::format("{}={} is not one of auto, true, false", n.bf16.in(front), bf16));
+  if (std::string p = bf16_problem(front); !p.empty()) out.push_back(std::move(p));
   return out;
+}
+
+std::string InferenceSettings::bf16_problem(SettingFront front) const {
+  if (bf16 == "auto" || bf16 == "true" || bf16 == "false") return "";
+  return fmt::format("{}={} is not one of auto, true, false", kInferenceNames.bf16.in(front), bf16);
 }
 
 std::optional<bool> InferenceSettings::bf16_choice() const {
   if (bf16 == "auto") return std::nullopt;
   return bf16 == "true";
+}
+
+std::string classes_text(const std::vector<int>& ids) {
+  std::string text;
+  for (int id : ids) text += (text.empty() ? "" : ",") + std::to_string(id);
+  return text;
 }
 
 std::vector<std::string> class_tokens(const std::string& classes) {

@@ -570,6 +570,67 @@ nlohmann::json last_json_line(const std::string& output) {
   return nlohmann::json::parse(out.substr(out.find_last_of('\n') + 1), nullptr, false);
 }
 
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+yolo::PredictOptions track_options(const KeyValues& kv) {
+  yolo::Config cfg;
+  cfg.apply_text_overrides(kv);
+  return yolo::track_options_from_config(cfg, "cpu");
+}
+
+// seq/img1/000001.jpg ...: a square image twice, then a wide one twice. The same image gives the
+// same boxes (a still object keeps its id); the wide one's boxes land elsewhere, so the
+// sequence's tracker gives them new ids after those of the first two frames, while a tracker that
+// starts over numbers them from 1 again. Returns the number of frames.
+int write_two_image_sequence(const fs::path& seq) {
+  fs::create_directories(seq / "img1");
+  const std::vector<fs::path> images = files_in(fixture().images, ".jpg");
+  EXPECT_GE(images.size(), 2u);
+  cv::Mat wide;
+  cv::resize(cv::imread(images.at(1).string()), wide, cv::Size(192, 64));
+  int frames = 0;
+  for (int k = 0; k < 2; ++k)
+    fs::copy_file(images[0], seq / "img1" / fmt::format("{:06d}.jpg", ++frames));
+  for (int k = 0; k < 2; ++k)
+    cv::imwrite((seq / "img1" / fmt::format("{:06d}.jpg", ++frames)).string(), wide);
+  return frames;
+}
+
+// Whether some frame has an id above its number of boxes: ids carried on from earlier frames.
+bool ids_carried(const std::vector<yolo::tracking::MotRow>& rows) {
+  std::map<int, std::pair<int, int>> per_frame;  // frame -> (boxes, highest id)
+  for (const auto& r : rows) {
+    auto& [boxes, highest] = per_frame[r.frame];
+    ++boxes;
+    highest = std::max(highest, r.id);
+  }
+  for (const auto& [frame, f] : per_frame)
+    if (f.second > f.first) return true;
+  return false;
+}
+
+// Ground truth from the tracks: ids renamed after frame b, which shows the same image as frame
+// b + 1 (so tracks run across it and identity suffers), one box the tracker missed, and a
+// zero-marked row that must not count.
+std::vector<yolo::tracking::MotRow> ground_truth_from(std::vector<yolo::tracking::MotRow> gt,
+                                                      int frames) {
+  const int b = frames / 2 + (frames / 2 % 2 == 0 ? 1 : 0);
+  for (auto& r : gt) {
+    if (r.frame > b) r.id += 100;
+    r.conf = 1.0;
+  }
+  yolo::tracking::MotRow missed = gt.front();
+  missed.id = 500;
+  missed.x = 5000;  // far from every box: a miss
+  yolo::tracking::MotRow ignored = gt.front();
+  ignored.id = 501;
+  ignored.x = 6000;
+  ignored.conf = 0.0;
+  gt.push_back(missed);
+  gt.push_back(ignored);
+  return gt;
+}
+
 }  // namespace
 
 // A folder of frames is one sequence (#53), as Ultralytics' model.track(persist=True) runs it: ids
@@ -584,49 +645,20 @@ TEST(Track, AFolderOfFramesIsOneSequenceScoredAgainstGroundTruth) {
                             "tracker_type: bytetrack\ntrack_high_thresh: 0.0\n"
                             "track_low_thresh: 0.0\nnew_track_thresh: 0.0\nmatch_thresh: 0.3\n"
                             "fuse_score: False\n");  // a match needs IoU >= 0.7
-  // seq-01/img1/000001.jpg ...: a square image twice, then a wide one twice. The same image
-  // gives the same boxes (a still object keeps its id); the wide one's boxes land elsewhere, so
-  // the sequence's tracker gives them new ids after those of the first two frames, while a
-  // tracker that starts over numbers them from 1 again.
   const fs::path seq = tmp.path / "seq-01";
-  fs::create_directories(seq / "img1");
-  const std::vector<fs::path> images = files_in(fixture().images, ".jpg");
-  ASSERT_GE(images.size(), 2u);
-  cv::Mat wide;
-  cv::resize(cv::imread(images[1].string()), wide, cv::Size(192, 64));
-  int frames = 0;
-  for (int k = 0; k < 2; ++k)
-    fs::copy_file(images[0], seq / "img1" / fmt::format("{:06d}.jpg", ++frames));
-  for (int k = 0; k < 2; ++k)
-    cv::imwrite((seq / "img1" / fmt::format("{:06d}.jpg", ++frames)).string(), wide);
-  const auto run = [&](const std::string& name,
-                       std::vector<std::pair<std::string, std::string>> extra) {
-    std::vector<std::pair<std::string, std::string>> kv = {
-        {"model", fixture().model.string()},
-        {"source", seq.string()},
-        {"conf", "0.0001"},
-        {"max_det", "5"},
-        {"project", (tmp.path / "runs").string()},
-        {"name", name},
-        {"tracker", tracker.string()},
-        {"save", "False"},
-        {"verbose", "false"}};
+  const int frames = write_two_image_sequence(seq);
+  const auto run = [&](const std::string& name, KeyValues extra) {
+    KeyValues kv = {{"model", fixture().model.string()},
+                    {"source", seq.string()},
+                    {"conf", "0.0001"},
+                    {"max_det", "5"},
+                    {"project", (tmp.path / "runs").string()},
+                    {"name", name},
+                    {"tracker", tracker.string()},
+                    {"save", "False"},
+                    {"verbose", "false"}};
     kv.insert(kv.end(), extra.begin(), extra.end());
-    yolo::Config cfg;
-    cfg.apply_text_overrides(kv);
-    return yolo::run_predict(yolo::track_options_from_config(cfg, "cpu"));
-  };
-  // The highest id on a frame against its number of boxes: above it, ids carried on.
-  const auto ids_carried = [](const std::vector<yolo::tracking::MotRow>& rows) {
-    std::map<int, std::pair<int, int>> per_frame;  // frame -> (boxes, highest id)
-    for (const auto& r : rows) {
-      auto& [boxes, highest] = per_frame[r.frame];
-      ++boxes;
-      highest = std::max(highest, r.id);
-    }
-    for (const auto& [frame, f] : per_frame)
-      if (f.second > f.first) return true;
-    return false;
+    return yolo::run_predict(track_options(kv));
   };
 
   const yolo::PredictReport one = run("sequence", {});
@@ -643,48 +675,18 @@ TEST(Track, AFolderOfFramesIsOneSequenceScoredAgainstGroundTruth) {
                                  << yolo::tracking::format_mot_rows(rows);
 
   // persist=True reads as the default here; persist=False starts each image over and, with no
-  // sequence to speak of, writes no MOT file and takes no gt.
+  // sequence to speak of, writes no MOT file and takes no gt; a gt file that is not there fails.
   EXPECT_TRUE(run("reset", {{"persist", "False"}}).mot_file.empty());
-  const auto gt_for_reset = [&] {
-    yolo::Config cfg;
-    cfg.apply_text_overrides({{"model", fixture().model.string()},
-                              {"source", seq.string()},
-                              {"persist", "False"},
-                              {"gt", one.mot_file.string()}});
-    return yolo::track_options_from_config(cfg, "cpu");
-  };
-  EXPECT_THROW(gt_for_reset(), yolo::UsageError);
-  const auto gt_missing = [&] {
-    yolo::Config cfg;
-    cfg.apply_text_overrides({{"model", fixture().model.string()},
-                              {"source", seq.string()},
-                              {"gt", (tmp.path / "no_gt.txt").string()}});
-    return yolo::track_options_from_config(cfg, "cpu");
-  };
-  EXPECT_THROW(gt_missing(), yolo::UsageError);
+  const KeyValues base = {{"model", fixture().model.string()}, {"source", seq.string()}};
+  KeyValues gt_for_reset = base, gt_missing = base;
+  gt_for_reset.insert(gt_for_reset.end(), {{"persist", "False"}, {"gt", one.mot_file.string()}});
+  gt_missing.push_back({"gt", (tmp.path / "no_gt.txt").string()});
+  EXPECT_THROW(track_options(gt_for_reset), yolo::UsageError);
+  EXPECT_THROW(track_options(gt_missing), yolo::UsageError);
 
-  // Ground truth from the tracks: ids renamed after frame b, which shows the same image as frame
-  // b + 1 (so tracks run across it and identity suffers), one box the tracker missed, and a
-  // zero-marked row that must not count.
-  const int b = frames / 2 + (frames / 2 % 2 == 0 ? 1 : 0);
-  std::vector<yolo::tracking::MotRow> gt = rows;
-  for (auto& r : gt) {
-    if (r.frame > b) r.id += 100;
-    r.conf = 1.0;
-  }
-  yolo::tracking::MotRow missed = gt.front();
-  missed.id = 500;
-  missed.x = 5000;  // far from every box: a miss
-  gt.push_back(missed);
-  yolo::tracking::MotRow ignored = gt.front();
-  ignored.id = 501;
-  ignored.x = 6000;
-  ignored.conf = 0.0;
-  gt.push_back(ignored);
   const fs::path gt_file = seq / "gt" / "gt.txt";
   fs::create_directories(gt_file.parent_path());
-  yolo::tracking::write_mot_file(gt_file, gt);
-
+  yolo::tracking::write_mot_file(gt_file, ground_truth_from(rows, frames));
   const yolo::PredictReport scored = run("scored", {{"gt", gt_file.string()}});
   ASSERT_TRUE(scored.mot_metrics.has_value());
   const yolo::tracking::SequenceMetrics& m = *scored.mot_metrics;

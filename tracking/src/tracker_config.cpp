@@ -41,6 +41,13 @@ std::string scalar_text(const YAML::Node& node) {
   return node.IsScalar() ? node.Scalar() : std::string("a ") + (node.IsMap() ? "mapping" : "list");
 }
 
+// The limits a YAML file and a structure given as a value are both held to.
+constexpr int kMaxFrames = 1000000;
+
+bool is_fraction(double value) {
+  return std::isfinite(value) && value >= 0.0 && value <= 1.0;
+}
+
 double read_fraction(const YAML::Node& node, const std::string& key, const std::string& source) {
   double value = 0.0;
   try {
@@ -48,9 +55,7 @@ double read_fraction(const YAML::Node& node, const std::string& key, const std::
   } catch (const YAML::Exception&) {
     fail(source, key + ": '" + scalar_text(node) + "' is not a number (a value from 0 to 1)");
   }
-  if (!std::isfinite(value) || value < 0.0 || value > 1.0) {
-    fail(source, key + ": " + scalar_text(node) + " is outside 0..1");
-  }
+  if (!is_fraction(value)) fail(source, key + ": " + scalar_text(node) + " is outside 0..1");
   return value;
 }
 
@@ -63,9 +68,10 @@ bool read_bool(const YAML::Node& node, const std::string& key, const std::string
 
 int read_frames(const YAML::Node& node, const std::string& key, const std::string& source) {
   if (!node.IsScalar()) fail(source, key + ": " + scalar_text(node) + " is not a number of frames");
-  const WholeNumber n = read_whole_number(node.Scalar(), 0, 1000000);
+  const WholeNumber n = read_whole_number(node.Scalar(), 0, kMaxFrames);
   if (!n.value)
-    fail(source, key + ": " + n.problem + "; give a number of frames from 0 to 1000000");
+    fail(source, key + ": " + n.problem + "; give a number of frames from 0 to " +
+                     std::to_string(kMaxFrames));
   return static_cast<int>(*n.value);
 }
 
@@ -163,15 +169,14 @@ void check_tracker_config(const TrackerConfig& c) {
       {"new_track_thresh", c.new_track_thresh},   {"match_thresh", c.match_thresh},
       {"proximity_thresh", c.proximity_thresh},   {"appearance_thresh", c.appearance_thresh}};
   for (const auto& [key, value] : fractions) {
-    if (!std::isfinite(value) || value < 0.0 || value > 1.0) {
-      std::ostringstream m;
-      m << key << ": " << value << " is out of range; give a value from 0 to 1";
-      fail(c.source, m.str());
-    }
+    if (is_fraction(value)) continue;
+    std::ostringstream m;
+    m << key << ": " << value << " is outside 0..1";
+    fail(c.source, m.str());
   }
-  if (c.track_buffer < 0 || c.track_buffer > 1000000)
-    fail(c.source, "track_buffer: " + std::to_string(c.track_buffer) +
-                       " is out of range; give a number of frames from 0 to 1000000");
+  if (c.track_buffer < 0 || c.track_buffer > kMaxFrames)
+    fail(c.source, "track_buffer: " + std::to_string(c.track_buffer) + " is outside 0.." +
+                       std::to_string(kMaxFrames));
   check_consistency(c, c.source);
 }
 

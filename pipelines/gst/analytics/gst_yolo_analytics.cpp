@@ -99,7 +99,7 @@ gboolean sink_event(GstBaseTransform* trans, GstEvent* event) {
 }
 
 GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
-  return impl(trans).process(buffer, Glue::settings(trans).post_messages);
+  return impl(trans).process(buffer, Glue::setting(trans, &AnalyticsSettings::post_messages));
 }
 
 }  // namespace

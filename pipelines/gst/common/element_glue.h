@@ -65,25 +65,50 @@ S locked_copy(gpointer object, const S& settings) {
   return copy;
 }
 
-// set_property and get_property of a PropertyTable's rows over `settings`, under the object
-// lock. An id the table does not have gets GLib's invalid-property warning.
+// set_property of a PropertyTable's row, for settings wherever they are kept: `update(f)` calls
+// f(settings) under the settings' lock, and `check(settings)` lists a candidate's problems (the
+// table's ranges, and whatever else the element refuses). An id the table does not have gets
+// GLib's invalid-property warning.
 //
-// A value outside its row's range is kept before start, so that start() fails naming it
+// A value outside its range is kept before start, so that start() fails naming it
 // (settings_in_range); while the element runs, the previous value is kept with a warning: one
 // bad change must not stop a stream.
+template <class S, class Update, class Check>
+void set_table_property(GObject* object, const PropertyTable<S>& table, Update&& update,
+                        Check&& check, guint id, const GValue* value, GParamSpec* pspec) {
+  if (!may_change_now(object, pspec)) return;
+  const bool running = GST_STATE(GST_ELEMENT(object)) > GST_STATE_READY;
+  bool known = true;
+  std::string refused;
+  update([&](S& settings) {
+    S next = settings;
+    known = table.write(next, id, value);
+    if (known && running) {
+      const std::vector<std::string> problems = check(next);
+      if (!problems.empty()) {
+        refused = problems.front();
+        return;
+      }
+    }
+    settings = std::move(next);
+  });
+  if (!known) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+  if (!refused.empty()) warn_value_ignored(object, refused);
+}
+
+// set_property and get_property of a PropertyTable's rows over `settings`, under the object
+// lock (set_table_property's rules).
 template <class S>
 void set_locked_property(GObject* object, const PropertyTable<S>& table, S& settings, guint id,
                          const GValue* value, GParamSpec* pspec) {
-  if (!may_change_now(object, pspec)) return;
-  const bool running = GST_STATE(GST_ELEMENT(object)) > GST_STATE_READY;
-  GST_OBJECT_LOCK(object);
-  S next = settings;
-  const bool known = table.write(next, id, value);
-  std::vector<std::string> problems = running ? table.problems(next) : std::vector<std::string>{};
-  if (problems.empty()) settings = std::move(next);
-  GST_OBJECT_UNLOCK(object);
-  if (!known) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-  if (!problems.empty()) warn_value_ignored(object, problems.front());
+  const auto under_object_lock = [&](const auto& change) {
+    GST_OBJECT_LOCK(object);
+    change(settings);
+    GST_OBJECT_UNLOCK(object);
+  };
+  set_table_property(
+      object, table, under_object_lock, [&](const S& s) { return table.problems(s); }, id, value,
+      pspec);
 }
 template <class S>
 void get_locked_property(GObject* object, const PropertyTable<S>& table, const S& settings,
@@ -111,6 +136,14 @@ struct ElementGlue {
   static Instance* self(gpointer object) { return static_cast<Instance*>(object); }
   static Logic& impl(gpointer object) { return *self(object)->impl; }
   static Settings settings(gpointer object) { return locked_copy(object, *self(object)->settings); }
+  // One setting, for a per-frame read: no copy of the others (their strings).
+  template <class T>
+  static T setting(gpointer object, T Settings::*field) {
+    GST_OBJECT_LOCK(object);
+    T value = self(object)->settings.get()->*field;
+    GST_OBJECT_UNLOCK(object);
+    return value;
+  }
 
   // `stats_blurb`: nullptr for an element without the "stats" property.
   static void init_class(GObjectClass* klass, const char* stats_blurb) {

@@ -99,7 +99,7 @@ gboolean sink_event(GstBaseTransform* trans, GstEvent* event) {
 }
 
 GstFlowReturn transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
-  return impl(trans).process(buffer, Glue::settings(trans).keep_untracked);
+  return impl(trans).process(buffer, Glue::setting(trans, &TrackerSettings::keep_untracked));
 }
 
 // The `yolo` element's offer to hand its publishing over (result_publisher.h); other queries as

@@ -91,9 +91,7 @@ const PropertyTable<ElementSettings>& yolo_properties() {
 std::vector<std::string> ElementSettings::problems() const {
   // The rows' ranges (the inference rows' are InferenceSettings'), and bf16's choices.
   std::vector<std::string> out = yolo_properties().problems(*this);
-  const std::string bf16_name = std::string(kInferenceNames.bf16.element) + "=";
-  for (std::string& p : InferenceSettings::problems(SettingFront::kElement))
-    if (p.rfind(bf16_name, 0) == 0) out.push_back(std::move(p));
+  if (std::string p = bf16_problem(SettingFront::kElement); !p.empty()) out.push_back(std::move(p));
   return out;
 }
 

@@ -3,8 +3,6 @@
 // (behaviour) take them from.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 

@@ -43,25 +43,13 @@ YoloLogic& impl(gpointer object) {
   return *GST_YOLO(object)->impl;
 }
 
-// Writes through the logic, which holds the settings under its lock. Before start an invalid
-// value is kept, and start() fails naming it; a running stream keeps its previous value (one bad
-// change must not stop it).
+// Writes through the logic, which holds the settings under its own lock; the check adds bf16's
+// choices to the table's ranges (ElementSettings::problems).
 void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-  if (!yolo::gst::may_change_now(object, pspec)) return;
-  const bool running = GST_STATE(GST_ELEMENT(object)) > GST_STATE_READY;
-  bool known = true;
-  std::string refused;
-  impl(object).update_settings([&](ElementSettings& s) {
-    ElementSettings next = s;
-    known = yolo::gst::yolo_properties().write(next, id, value);
-    const std::vector<std::string> problems = next.problems();
-    if (known && running && !problems.empty())
-      refused = problems.front();
-    else
-      s = next;
-  });
-  if (!known) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-  if (!refused.empty()) yolo::gst::warn_value_ignored(object, refused);
+  yolo::gst::set_table_property(
+      object, yolo::gst::yolo_properties(),
+      [&](const auto& change) { impl(object).update_settings(change); },
+      [](const ElementSettings& s) { return s.problems(); }, id, value, pspec);
 }
 
 void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {

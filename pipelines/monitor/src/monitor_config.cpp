@@ -37,13 +37,6 @@ const std::vector<std::string> kInferenceKeys = {"model",
                                                  kNames.bf16.monitor_yaml,
                                                  kNames.rect.monitor_yaml};
 
-// "0,2" for the element's classes text.
-std::string classes_text(const std::vector<int>& ids) {
-  std::string text;
-  for (int c : ids) text += (text.empty() ? "" : ",") + std::to_string(c);
-  return text;
-}
-
 const char* bf16_text(bool on) {
   return on ? "true" : "false";
 }

@@ -43,7 +43,8 @@ PredictOptions predict_options_from_config(const Config& cfg, const std::string&
   o.nms.agnostic = in.agnostic;
   o.nms_setting = cfg.get_optional_bool("nms");
   o.nms.multi_label = false;
-  for (const std::string& id : class_tokens(in.classes)) o.nms.classes.push_back(std::stoi(id));
+  const std::set<int> classes = classes_setting(cfg);  // the ids in.classes holds as text
+  o.nms.classes.assign(classes.begin(), classes.end());
 
   // batch=16 is training's default; predict runs one frame at a time unless asked.
   o.batch = cfg.was_set("batch") ? static_cast<int>(cfg.get_int("batch")) : 1;
@@ -109,17 +110,17 @@ PredictOptions track_options_from_config(const Config& cfg, const std::string& t
   // The sequence's tracks are written (and scored) when its images run as one sequence.
   if (o.persist.value_or(true) && !sequence.empty()) o.mot_name = sequence;
   if (!cfg.is_null("gt")) {
-    o.gt = cfg.get_string("gt");
+    const std::string gt = cfg.get_string("gt");
     if (o.mot_name.empty())
       throw ConfigError(fmt::format(
           "gt= scores a tracked image sequence, and source={} is not one (with persist={}): give "
           "a folder of frames or a MOT sequence folder (seq/img1/)",
           cfg.get_string("source"), o.persist ? (*o.persist ? "True" : "False") : "unset"));
     try {
-      tracking::read_mot_file(o.gt);  // a missing or malformed file fails now, not after the run
+      o.gt = tracking::read_mot_file(gt);  // a missing or malformed file fails now, not after
     } catch (const std::exception& e) {
       throw ConfigError(fmt::format("gt={}: {}; give a MOTChallenge gt.txt (frame,id,x,y,w,h,...)",
-                                    o.gt, e.what()));
+                                    gt, e.what()));
     }
   }
   return o;

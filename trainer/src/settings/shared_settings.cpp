@@ -24,8 +24,8 @@ InferenceSettings inference_settings(const Config& cfg, double conf_when_empty) 
   s.conf = conf_setting(cfg, conf_when_empty);
   s.iou = cfg.get_float(n.iou.command_line);
   s.max_det = static_cast<int>(cfg.get_int(n.max_det.command_line));
-  for (int c : classes_setting(cfg))
-    s.classes += (s.classes.empty() ? "" : ",") + std::to_string(c);
+  const std::set<int> ids = classes_setting(cfg);
+  s.classes = classes_text({ids.begin(), ids.end()});
   s.agnostic = cfg.get_bool(n.agnostic.command_line);
   s.half = cfg.get_bool(n.half.command_line);
   const std::optional<bool> bf16 = cfg.get_optional_bool(n.bf16.command_line);

@@ -24,9 +24,9 @@ class ZipArchive {
   // one has no readable directory).
   static ZipArchive read(const std::string& path);
   // The same from bytes already in memory.
-  static ZipArchive parse(std::vector<unsigned char> bytes);
+  static ZipArchive parse(std::string bytes);
 
-  const std::vector<unsigned char>& bytes() const { return bytes_; }
+  const std::string& bytes() const { return bytes_; }
   const std::vector<Entry>& entries() const { return entries_; }
   // The names of the entries, in directory order.
   std::vector<std::string> names() const;
@@ -36,7 +36,7 @@ class ZipArchive {
   std::optional<std::string> find_corrupt_entry() const;
 
  private:
-  std::vector<unsigned char> bytes_;
+  std::string bytes_;
   std::vector<Entry> entries_;
 };
 

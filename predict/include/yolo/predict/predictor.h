@@ -59,10 +59,11 @@ struct PredictOptions {
   // model.track(persist=True)).
   std::optional<bool> persist;
   // `track` of an image sequence, when not empty: its tracks in MOTChallenge format as
-  // mot/<mot_name>.txt in the run folder and, with `gt` (a MOTChallenge gt.txt), the MOT metrics
+  // mot/<mot_name>.txt in the run folder and, with `gt` (a MOTChallenge gt.txt, read: its source
+  // is the path), the MOT metrics
   // against it (tracking/mot_metrics.h, TrackEval's conventions).
   std::string mot_name;
-  std::string gt;
+  std::optional<tracking::MotTable> gt;
 };
 
 struct PredictReport {

@@ -76,6 +76,8 @@ struct InferenceSettings {
   // One line per value outside its range or choices, named as `front` names it:
   // "conf-threshold=2 is out of range: use 0 to 1".
   std::vector<std::string> problems(SettingFront front) const;
+  // "bf16=yes is not one of auto, true, false" (named as `front` names it), or "".
+  std::string bf16_problem(SettingFront front) const;
   // `bf16` as the engine takes it: empty for auto, else on or off (bf16 must be valid).
   std::optional<bool> bf16_choice() const;
 };
@@ -85,5 +87,8 @@ std::string range_problem(const std::string& name, double value, SettingRange ra
 
 // The ids and names of a classes text, in order: "0, person,2" gives "0", "person", "2".
 std::vector<std::string> class_tokens(const std::string& classes);
+
+// Class ids as a classes text: {0, 2} gives "0,2".
+std::string classes_text(const std::vector<int>& ids);
 
 }  // namespace yolo
