@@ -4,6 +4,8 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
+#include <opencv2/core/utility.hpp>
+
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -13,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "yolo/media/frame_colours.h"
 #include "yolo/media/gst_support.h"
 
 namespace yolo::media {
@@ -62,7 +65,10 @@ void on_eos(GstAppSink*, gpointer data) {
   q->changed.notify_all();
 }
 
-// The whole pipeline: the shared source part, then BGR frames into the appsink. sync=false
+// The whole pipeline: the shared source part, then frames into the appsink. Decoders' 4:2:0
+// frames (I420, NV12) pass videoconvert untouched and are converted here with their caps'
+// colorimetry (frame_colours.h: videoconvert's own conversion is several levels off); other
+// formats (RGB sources, 4:2:2 webcams) become BGR in videoconvert. sync=false
 // delivers frames as soon as they are decoded (no playback clock); max-buffers=1 keeps the
 // sink's own queue short, since frames are queued in FrameQueue.
 std::string decoder_description(const DecoderOptions& options) {
@@ -71,7 +77,8 @@ std::string decoder_description(const DecoderOptions& options) {
   if (!kind) throw SourceError(fmt::format("\"{}\" cannot be opened: {}", options.source, why));
   try {
     return fmt::format(
-        "{} ! videoconvert ! video/x-raw,format=BGR ! appsink name=frames sync=false "
+        "{} ! videoconvert ! video/x-raw,format={{ I420, NV12, BGR }} ! appsink name=frames "
+        "sync=false "
         "max-buffers=1",
         source_description(*kind, options.source, options.source_options));
   } catch (const std::invalid_argument& e) {
@@ -95,6 +102,26 @@ std::string missing_decoder_elements(const std::string& description) {
   return missing_elements_reason(used, "the video decoder");
 }
 
+// A mapped I420 or NV12 frame to BGR with the stream's matrix and range, rows split over
+// OpenCV's threads (a 1080p frame is about 2 million pixels).
+void yuv_frame_to_bgr(const GstVideoFrame& frame, const FrameColours& colours, cv::Mat& bgr) {
+  const bool nv12 = GST_VIDEO_FRAME_FORMAT(&frame) == GST_VIDEO_FORMAT_NV12;
+  const YuvCoefficients c = yuv_coefficients(colours.matrix, colours.range);
+  const int width = bgr.cols;
+  auto plane = [&](int p, int row) {
+    return static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p)) +
+           static_cast<ptrdiff_t>(row) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+  };
+  cv::parallel_for_(cv::Range(0, bgr.rows), [&](const cv::Range& rows) {
+    for (int r = rows.start; r < rows.end; ++r) {
+      const uint8_t* y = plane(0, r);
+      const uint8_t* u = plane(1, r / 2);
+      const uint8_t* v = nv12 ? u + 1 : plane(2, r / 2);
+      yuv_row_to_bgr(y, u, v, nv12 ? 2 : 1, width, c, bgr.ptr(r));
+    }
+  });
+}
+
 cv::Mat sample_to_bgr(GstSample* sample) {
   GstVideoInfo info;
   GstCaps* caps = gst_sample_get_caps(sample);
@@ -104,12 +131,17 @@ cv::Mat sample_to_bgr(GstSample* sample) {
   GstVideoFrame frame;
   if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ))
     throw SourceError("a decoded frame could not be mapped into memory");
-  cv::Mat view(GST_VIDEO_FRAME_HEIGHT(&frame), GST_VIDEO_FRAME_WIDTH(&frame), CV_8UC3,
-               GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
-               static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0)));
-  cv::Mat owned = view.clone();
+  const int width = GST_VIDEO_FRAME_WIDTH(&frame), height = GST_VIDEO_FRAME_HEIGHT(&frame);
+  cv::Mat bgr(height, width, CV_8UC3);
+  if (GST_VIDEO_FRAME_FORMAT(&frame) == GST_VIDEO_FORMAT_BGR) {
+    cv::Mat(height, width, CV_8UC3, GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
+            static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0)))
+        .copyTo(bgr);
+  } else {
+    yuv_frame_to_bgr(frame, frame_colours(caps), bgr);
+  }
   gst_video_frame_unmap(&frame);
-  return owned;
+  return bgr;
 }
 
 }  // namespace
@@ -135,6 +167,7 @@ FrameDecoder::FrameDecoder(const DecoderOptions& options)
                                   error ? error->message : "unknown reason"));
   }
   GstElementPtr sink(gst_bin_get_by_name(GST_BIN(parsed), "frames"));
+  take_range_from_bitstream(parsed);
 
   GstAppSinkCallbacks callbacks{};
   callbacks.eos = on_eos;

@@ -2,7 +2,6 @@
 
 #include <torch/torch.h>
 
-#include <cmath>
 #include <cstdint>
 
 #include "linear_resize.h"
@@ -10,38 +9,7 @@
 namespace yolo {
 namespace {
 
-// R = (cy * (Y - y_offset) + cvr * (V - 128) + half) >> shift, and likewise G and B, all in
-// int32 (the largest sum, about 2.3 * 2^20 * 255, stays far below 2^31).
-constexpr int kShift = 20;
-
-struct YuvCoefficients {
-  int y_offset;
-  int32_t cy, cvr, cvg, cug, cub;
-};
-
-int32_t fixed(double c) {
-  return static_cast<int32_t>(std::lround(c * (1 << kShift)));
-}
-
-YuvCoefficients coefficients(YuvMatrix matrix, YuvRange range) {
-  if (matrix == YuvMatrix::kBT601 && range == YuvRange::kLimited) {
-    // OpenCV's ITUR_BT_601_* constants (1.164, 1.596, -0.813, -0.391, 2.018 in 20-bit fixed
-    // point), kept verbatim so that frames match cv::cvtColor bit for bit.
-    return {16, 1220542, 1673527, -852492, -409993, 2116026};
-  }
-  const double kr = matrix == YuvMatrix::kBT601 ? 0.299 : 0.2126;
-  const double kb = matrix == YuvMatrix::kBT601 ? 0.114 : 0.0722;
-  const double kg = 1.0 - kr - kb;
-  const bool limited = range == YuvRange::kLimited;
-  // Limited range: Y spans 16..235 (219 steps) and chroma 16..240 (224 steps).
-  const double ys = limited ? 255.0 / 219.0 : 1.0, cs = limited ? 255.0 / 224.0 : 1.0;
-  return {limited ? 16 : 0,
-          fixed(ys),
-          fixed(2 * (1 - kr) * cs),
-          fixed(-2 * (1 - kr) * kr / kg * cs),
-          fixed(-2 * (1 - kb) * kb / kg * cs),
-          fixed(2 * (1 - kb) * cs)};
-}
+constexpr int kShift = YuvCoefficients::kShift;
 
 // y, u, v: (R, K) uint8 per pixel. Returns (R, 3, K) int32 RGB in 0..255.
 torch::Tensor yuv_to_rgb(const torch::Tensor& y, const torch::Tensor& u, const torch::Tensor& v,
@@ -84,7 +52,7 @@ torch::Tensor colour_taps(const std::vector<torch::Tensor>& planes, PixelFormat 
   auto chroma = [&](const torch::Tensor& plane) {
     return gather_last_dim(plane.index_select(0, chroma_rows), chroma_cols);
   };
-  const YuvCoefficients c = coefficients(matrix, range);
+  const YuvCoefficients c = yuv_coefficients(matrix, range);
   if (format == PixelFormat::kNV12) {
     const torch::Tensor uv = chroma(planes[1].permute({0, 2, 1}));  // (R, 2, K): U, V
     return yuv_to_rgb(y, uv.select(1, 0), uv.select(1, 1), c);

@@ -6,3 +6,6 @@ if(GST_RTSP_SERVER_FOUND)
   target_link_libraries(test_media PRIVATE PkgConfig::GST_RTSP_SERVER)
   target_compile_definitions(test_media PRIVATE YOLO_HAVE_RTSP_SERVER)
 endif()
+# Decoded colours of flagged and unflagged videos against the exact values (issue #53).
+yolo_add_test(NAME test_video_colours LABEL integration NO_TORCH
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/media/test_video_colours.cpp LIBS yolo_media)

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <opencv2/imgproc.hpp>
 
+#include "yolo/media/frame_colours.h"
+
 namespace yolo::gst {
 namespace {
 
@@ -126,11 +128,10 @@ FrameView frame_view_of(const GstVideoFrame& frame, PixelFormat format) {
   return view;
 }
 
-void set_yuv_colorimetry(const GstVideoInfo& info, DevicePreprocessOptions& options) {
-  options.yuv_matrix = info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709 ? YuvMatrix::kBT709
-                                                                               : YuvMatrix::kBT601;
-  options.yuv_range =
-      info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ? YuvRange::kFull : YuvRange::kLimited;
+void set_yuv_colorimetry(const GstCaps* caps, DevicePreprocessOptions& options) {
+  const media::FrameColours colours = media::frame_colours(caps);
+  options.yuv_matrix = colours.matrix;
+  options.yuv_range = colours.range;
 }
 
 cv::Mat frame_to_bgr(const GstVideoFrame& frame, PixelFormat format) {

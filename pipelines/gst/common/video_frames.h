@@ -49,11 +49,13 @@ bool frame_size_supported(GstElement* element, PixelFormat format, const GstVide
 // The planes of a mapped frame; valid while the frame stays mapped.
 FrameView frame_view_of(const GstVideoFrame& frame, PixelFormat format);
 
-// YUV matrix and range from the caps' colorimetry (BT.709 and full range when the caps say so;
-// BT.601 limited range otherwise, what cameras send and cv::cvtColor assumes).
-void set_yuv_colorimetry(const GstVideoInfo& info, DevicePreprocessOptions& options);
+// YUV matrix and range from the caps' colorimetry, with FFmpeg's rule for what they do not say
+// (BT.601, limited range, at every size: media/frame_colours.h), so that the element sees the
+// colours Ultralytics' OpenCV decode gives.
+void set_yuv_colorimetry(const GstCaps* caps, DevicePreprocessOptions& options);
 
-// An 8-bit BGR copy of a mapped frame (snapshots).
+// An 8-bit BGR copy of a mapped frame (snapshots). YUV frames are converted as BT.601 limited
+// range whatever their caps say: a picture for people, not the model's input.
 cv::Mat frame_to_bgr(const GstVideoFrame& frame, PixelFormat format);
 
 // One grey channel of a mapped frame, for BoT-SORT's motion compensation: NV12/I420 give a view

@@ -225,7 +225,7 @@ bool YoloLogic::set_caps(GstCaps* caps) {
   if (!frame_size_supported(GST_ELEMENT(element_), *format, info)) return false;
   info_ = info;
   format_ = *format;
-  set_yuv_colorimetry(info, preprocess_);
+  set_yuv_colorimetry(caps, preprocess_);
   have_caps_ = true;
   GST_DEBUG_OBJECT(element_, "negotiated %s %dx%d", to_string(format_), info.width, info.height);
   return true;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "yolo/gst/detection_meta.h"
+#include "yolo/media/frame_colours.h"
 #include "yolo/media/gst_handles.h"
 #include "yolo/monitor/pipeline_description.h"
 
@@ -84,14 +85,15 @@ std::string owner_name(GstPad* pad) {
 // Makes `elements` from their typed settings, adds them to `bin` and links them, in order,
 // between `sink` and the pad that feeds it (each needs an always sink and src pad, as filters
 // have). The problem, or "" when they are in place.
+// Links `elements` in front of `sink` (the to_bgr videoconvert, or the appsink).
 std::string link_in_front_of(GstBin* bin, GstElement* sink,
                              const std::vector<ElementSpec>& elements) {
   if (elements.empty()) return "";
   GstPadPtr sink_pad(gst_element_get_static_pad(sink, "sink"));
   GstPadPtr from(sink_pad ? gst_pad_get_peer(sink_pad.get()) : nullptr);
   if (!from) {
-    return fmt::format("nothing is linked to the appsink \"{}\" to put the inference in front of",
-                       kAppSinkName);
+    return fmt::format("nothing is linked to \"{}\" to put the inference in front of",
+                       GST_ELEMENT_NAME(sink));
   }
   gst_pad_unlink(from.get(), sink_pad.get());
   std::string error;
@@ -317,8 +319,11 @@ void StreamSupervisor::Impl::build() {
                             kAppSinkName, kAppSinkName),
                 StreamState::kReconnecting);
   }
-  const std::string not_linked =
-      link_in_front_of(GST_BIN(element.get()), sink.get(), spec.inference);
+  // Full-range MP4 files are read as full range (frame_colours.h says why this is needed).
+  media::take_range_from_bitstream(element.get());
+  ElementPtr to_bgr(gst_bin_get_by_name(GST_BIN(element.get()), kToBgrName));
+  const std::string not_linked = link_in_front_of(
+      GST_BIN(element.get()), to_bgr ? to_bgr.get() : sink.get(), spec.inference);
   if (!not_linked.empty()) {
     return fail(fmt::format("the pipeline cannot be built: {}", not_linked),
                 StreamState::kReconnecting);

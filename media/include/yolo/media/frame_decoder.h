@@ -1,5 +1,7 @@
 // One source (video file, camera, RTSP or HTTP stream) decoded to BGR frames through GStreamer:
-//   <source_description(...)> ! videoconvert ! video/x-raw,format=BGR ! appsink
+//   <source_description(...)> ! videoconvert ! video/x-raw,format={ I420, NV12, BGR } ! appsink
+// 4:2:0 frames are converted to BGR here with the stream's colorimetry and FFmpeg's rule for
+// what it does not say (frame_colours.h), so that they match Ultralytics' OpenCV decode.
 // The source part is media_source.h's, the one the monitor uses, so a camera is opened the same
 // way everywhere. Video files use this path too rather than cv::VideoCapture: one decoder for
 // files and streams (same codecs, timestamps and error messages), and this OpenCV's VideoCapture

@@ -20,17 +20,12 @@
 
 #include <vector>
 
+#include "yolo/core/yuv_colour.h"
 #include "yolo/runtime/frame_view.h"
 #include "yolo/runtime/letterbox_geometry.h"
 
 namespace yolo {
 
-// YUV -> RGB matrix. BT.601 is what cv::cvtColor assumes, GStreamer's default for SD sizes and
-// what most IP and USB cameras send; BT.709 is the HD standard (GStreamer colorimetry "bt709",
-// its default for HD caps that do not say otherwise).
-enum class YuvMatrix { kBT601, kBT709 };
-// Limited ("TV", Y in 16..235, the default of video streams) or full ("PC"/JPEG, 0..255) range.
-enum class YuvRange { kLimited, kFull };
 
 struct DevicePreprocessOptions {
   LetterboxOptions letterbox;          // target size and padding, as for the CPU letterbox()

@@ -1,0 +1,41 @@
+// YUV (Y'CbCr) -> RGB conversion as integer arithmetic, one definition for every place a frame's
+// colours are made: the media decoder (CPU, frame by frame), the runtime's device preprocessing
+// (tensors, colour_conversion.cpp) and the GStreamer elements' BGR copies.
+//
+// Why not GStreamer's videoconvert: in 1.22 its fast 8-bit matrix paths are 2-5 levels off on
+// limited-range video (grey 128 comes out 126, white 253), which shifts confidences against
+// Ultralytics, whose OpenCV/FFmpeg decode is within 1-2 levels (docs/benchmarks.md, "Decoded
+// colours"). Why not cv::cvtColor: it knows only BT.601 limited range.
+#pragma once
+
+#include <cstdint>
+
+namespace yolo {
+
+// YUV -> RGB matrix. BT.601 is what cv::cvtColor assumes, what FFmpeg (and so Ultralytics)
+// takes for a stream that does not say, and what most IP and USB cameras send; BT.709 is the HD
+// standard.
+enum class YuvMatrix { kBT601, kBT709 };
+// Limited ("TV", Y in 16..235, the default of video streams) or full ("PC"/JPEG, 0..255) range.
+enum class YuvRange { kLimited, kFull };
+
+// R = (cy * max(Y - y_offset, 0) + cvr * (V - 128) + 2^19) >> 20, G and B alike, in int32 (the
+// largest sum, about 2.3 * 2^20 * 255, stays far below 2^31), clamped to 0..255.
+struct YuvCoefficients {
+  static constexpr int kShift = 20;
+  int y_offset;
+  int32_t cy, cvr, cvg, cug, cub;
+};
+
+// BT.601 limited range is OpenCV's ITUR_BT_601_* constants verbatim, so that frames match
+// cv::cvtColor(COLOR_YUV2BGR_I420 / _NV12) bit for bit; the other combinations derive from the
+// standard's Kr, Kb in the same fixed point.
+YuvCoefficients yuv_coefficients(YuvMatrix matrix, YuvRange range);
+
+// One row of 4:2:0 or 4:2:2 pixels to packed BGR (3 bytes a pixel). u, v: the row's chroma,
+// u_step bytes apart (1 for I420's planes, 2 for NV12's interleaved plane); chroma sample k
+// covers pixels 2k and 2k+1 (nearest-neighbour, as OpenCV and FFmpeg's unscaled path do).
+void yuv_row_to_bgr(const uint8_t* y, const uint8_t* u, const uint8_t* v, int u_step, int width,
+                    const YuvCoefficients& c, uint8_t* bgr);
+
+}  // namespace yolo

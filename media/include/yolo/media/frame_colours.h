@@ -1,0 +1,36 @@
+// Which YUV matrix and range decoded frames use, read from their caps, and the repair of what
+// GStreamer 1.22's MP4 demuxer gets wrong about the range, so that frames are converted to RGB
+// the way FFmpeg (and so Ultralytics' OpenCV decode) converts them.
+//
+// What caps do not say follows FFmpeg's rule, not GStreamer's: a stream without a colour matrix
+// is BT.601 at every size (GStreamer assumes BT.709 above 576 lines), and one without a range
+// is limited range. docs/predict.md, "Video colours", has the rule and why.
+#pragma once
+
+#include <gst/gst.h>
+
+#include "yolo/core/yuv_colour.h"
+
+namespace yolo::media {
+
+struct FrameColours {
+  YuvMatrix matrix = YuvMatrix::kBT601;
+  YuvRange range = YuvRange::kLimited;
+  bool matrix_from_stream = false;  // the caps named the matrix (else FFmpeg's default)
+  bool range_from_stream = false;   // the caps named the range (else limited)
+};
+
+// From raw video caps' "colorimetry" field. Matrices other than BT.601 and BT.709 (BT.2020,
+// SMPTE 240M, RGB) are taken as BT.709, their closest supported neighbour for 8-bit video.
+FrameColours frame_colours(const GstCaps* caps);
+
+// Watches a pipeline for MP4/MOV demuxers (qtdemux) and, on their video pads, clears the range
+// that the container's caps report, so that the decoder takes it from the bitstream, as FFmpeg
+// does. Why: GStreamer 1.22's qtdemux reads the full-range bit of the 'colr' box from the wrong
+// byte (the low byte of the matrix code), so every full-range MP4 is reported as limited range
+// and stretched by 16 levels; avdec_* honours a range in its input caps over the bitstream's.
+// A range qtdemux reports as full is kept (a GStreamer that reads the box right). Call before
+// the pipeline leaves NULL.
+void take_range_from_bitstream(GstElement* pipeline);
+
+}  // namespace yolo::media

@@ -1,0 +1,81 @@
+#include "yolo/media/frame_colours.h"
+
+#include <gst/video/video.h>
+
+#include <cstring>
+
+#include "yolo/media/gst_handles.h"
+
+namespace yolo::media {
+namespace {
+
+bool parse_colorimetry(const GstStructure* s, GstVideoColorimetry& out) {
+  const char* text = s ? gst_structure_get_string(s, "colorimetry") : nullptr;
+  return text && gst_video_colorimetry_from_string(&out, text);
+}
+
+GstPadProbeReturn on_demuxer_event(GstPad*, GstPadProbeInfo* info, gpointer) {
+  GstEvent* event = GST_PAD_PROBE_INFO_EVENT(info);
+  if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS) return GST_PAD_PROBE_OK;
+  GstCaps* caps = nullptr;
+  gst_event_parse_caps(event, &caps);
+  const GstStructure* s = caps && gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0)
+                                                              : nullptr;
+  GstVideoColorimetry c;
+  if (!s || !g_str_has_prefix(gst_structure_get_name(s), "video/") || !parse_colorimetry(s, c) ||
+      c.range != GST_VIDEO_COLOR_RANGE_16_235)
+    return GST_PAD_PROBE_OK;
+  c.range = GST_VIDEO_COLOR_RANGE_UNKNOWN;
+  GCharPtr text(gst_video_colorimetry_to_string(&c));
+  GstCapsPtr repaired(gst_caps_copy(caps));
+  gst_caps_set_simple(repaired.get(), "colorimetry", G_TYPE_STRING, text.get(), nullptr);
+  GST_PAD_PROBE_INFO_DATA(info) = gst_event_new_caps(repaired.get());
+  gst_event_unref(event);
+  return GST_PAD_PROBE_OK;
+}
+
+void on_demuxer_pad(GstElement*, GstPad* pad, gpointer) {
+  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_demuxer_event, nullptr, nullptr);
+}
+
+void on_element_added(GstBin*, GstBin*, GstElement* element, gpointer) {
+  GstElementFactory* factory = gst_element_get_factory(element);
+  const char* name = factory ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory)) : nullptr;
+  if (name && std::strcmp(name, "qtdemux") == 0)
+    g_signal_connect(element, "pad-added", G_CALLBACK(on_demuxer_pad), nullptr);
+}
+
+}  // namespace
+
+FrameColours frame_colours(const GstCaps* caps) {
+  FrameColours colours;
+  GstVideoColorimetry c;
+  const GstStructure* s = caps && gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0)
+                                                              : nullptr;
+  if (!parse_colorimetry(s, c)) return colours;
+  switch (c.matrix) {
+    case GST_VIDEO_COLOR_MATRIX_BT601:
+    case GST_VIDEO_COLOR_MATRIX_FCC:  // Kr 0.30, Kb 0.11: BT.601 to within a level
+      colours.matrix_from_stream = true;
+      break;
+    case GST_VIDEO_COLOR_MATRIX_BT709:
+    case GST_VIDEO_COLOR_MATRIX_SMPTE240M:
+    case GST_VIDEO_COLOR_MATRIX_BT2020:
+      colours.matrix = YuvMatrix::kBT709;
+      colours.matrix_from_stream = true;
+      break;
+    default:  // unknown (or RGB, which YUV frames cannot be): FFmpeg's default
+      break;
+  }
+  if (c.range == GST_VIDEO_COLOR_RANGE_0_255 || c.range == GST_VIDEO_COLOR_RANGE_16_235) {
+    colours.range = c.range == GST_VIDEO_COLOR_RANGE_0_255 ? YuvRange::kFull : YuvRange::kLimited;
+    colours.range_from_stream = true;
+  }
+  return colours;
+}
+
+void take_range_from_bitstream(GstElement* pipeline) {
+  g_signal_connect(pipeline, "deep-element-added", G_CALLBACK(on_element_added), nullptr);
+}
+
+}  // namespace yolo::media
