@@ -3,8 +3,12 @@
 #include <gst/video/video.h>
 
 #include <cstring>
+#include <optional>
+#include <stdexcept>
 
+#include "mp4_colour_box.h"
 #include "yolo/media/gst_handles.h"
+#include "yolo/media/media_source.h"
 
 namespace yolo::media {
 namespace {
@@ -14,18 +18,28 @@ bool parse_colorimetry(const GstStructure* s, GstVideoColorimetry& out) {
   return text && gst_video_colorimetry_from_string(&out, text);
 }
 
-GstPadProbeReturn on_demuxer_event(GstPad*, GstPadProbeInfo* info, gpointer) {
+void free_text(gpointer text, GClosure*) {
+  g_free(text);
+}
+
+// data: the file's path ("" for other sources).
+GstPadProbeReturn on_demuxer_event(GstPad*, GstPadProbeInfo* info, gpointer data) {
   GstEvent* event = GST_PAD_PROBE_INFO_EVENT(info);
   if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS) return GST_PAD_PROBE_OK;
   GstCaps* caps = nullptr;
   gst_event_parse_caps(event, &caps);
-  const GstStructure* s = caps && gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0)
-                                                              : nullptr;
+  const GstStructure* s =
+      caps && gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : nullptr;
   GstVideoColorimetry c;
   if (!s || !g_str_has_prefix(gst_structure_get_name(s), "video/") || !parse_colorimetry(s, c) ||
       c.range != GST_VIDEO_COLOR_RANGE_16_235)
     return GST_PAD_PROBE_OK;
-  c.range = GST_VIDEO_COLOR_RANGE_UNKNOWN;
+  // The file's own box when it can be read; otherwise the decoder takes the range from the
+  // bitstream (unknown range in its input caps), as FFmpeg does.
+  const char* path = static_cast<const char*>(data);
+  const std::optional<bool> full = *path ? mp4_full_range_flag(path) : std::nullopt;
+  if (full && !*full) return GST_PAD_PROBE_OK;
+  c.range = full ? GST_VIDEO_COLOR_RANGE_0_255 : GST_VIDEO_COLOR_RANGE_UNKNOWN;
   GCharPtr text(gst_video_colorimetry_to_string(&c));
   GstCapsPtr repaired(gst_caps_copy(caps));
   gst_caps_set_simple(repaired.get(), "colorimetry", G_TYPE_STRING, text.get(), nullptr);
@@ -34,15 +48,17 @@ GstPadProbeReturn on_demuxer_event(GstPad*, GstPadProbeInfo* info, gpointer) {
   return GST_PAD_PROBE_OK;
 }
 
-void on_demuxer_pad(GstElement*, GstPad* pad, gpointer) {
-  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_demuxer_event, nullptr, nullptr);
+void on_demuxer_pad(GstElement*, GstPad* pad, gpointer path) {
+  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_demuxer_event,
+                    g_strdup(static_cast<const char*>(path)), g_free);
 }
 
-void on_element_added(GstBin*, GstBin*, GstElement* element, gpointer) {
+void on_element_added(GstBin*, GstBin*, GstElement* element, gpointer path) {
   GstElementFactory* factory = gst_element_get_factory(element);
   const char* name = factory ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory)) : nullptr;
   if (name && std::strcmp(name, "qtdemux") == 0)
-    g_signal_connect(element, "pad-added", G_CALLBACK(on_demuxer_pad), nullptr);
+    g_signal_connect_data(element, "pad-added", G_CALLBACK(on_demuxer_pad),
+                          g_strdup(static_cast<const char*>(path)), free_text, GConnectFlags{});
 }
 
 }  // namespace
@@ -50,8 +66,8 @@ void on_element_added(GstBin*, GstBin*, GstElement* element, gpointer) {
 FrameColours frame_colours(const GstCaps* caps) {
   FrameColours colours;
   GstVideoColorimetry c;
-  const GstStructure* s = caps && gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0)
-                                                              : nullptr;
+  const GstStructure* s =
+      caps && gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : nullptr;
   if (!parse_colorimetry(s, c)) return colours;
   switch (c.matrix) {
     case GST_VIDEO_COLOR_MATRIX_BT601:
@@ -74,8 +90,17 @@ FrameColours frame_colours(const GstCaps* caps) {
   return colours;
 }
 
-void take_range_from_bitstream(GstElement* pipeline) {
-  g_signal_connect(pipeline, "deep-element-added", G_CALLBACK(on_element_added), nullptr);
+void repair_container_range(GstElement* pipeline, const std::string& uri) {
+  std::string path;
+  if (classify_uri(uri) == SourceKind::kFile) {
+    try {
+      path = local_file_path(uri);
+    } catch (const std::invalid_argument&) {
+      // Not a usable file URI: the pipeline reports it; the range comes from the bitstream.
+    }
+  }
+  g_signal_connect_data(pipeline, "deep-element-added", G_CALLBACK(on_element_added),
+                        g_strdup(path.c_str()), free_text, GConnectFlags{});
 }
 
 }  // namespace yolo::media

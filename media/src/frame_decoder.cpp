@@ -167,7 +167,7 @@ FrameDecoder::FrameDecoder(const DecoderOptions& options)
                                   error ? error->message : "unknown reason"));
   }
   GstElementPtr sink(gst_bin_get_by_name(GST_BIN(parsed), "frames"));
-  take_range_from_bitstream(parsed);
+  repair_container_range(parsed, options.source);
 
   GstAppSinkCallbacks callbacks{};
   callbacks.eos = on_eos;

@@ -13,8 +13,19 @@
 namespace yolo::media {
 namespace {
 
-// file:///a%20b -> /a b (g_filename_from_uri decodes escapes); a plain path stays as written.
-std::string file_path(const std::string& uri) {
+// tcp://host:port[/...]: host and port, nullopt without a port.
+std::optional<std::pair<std::string, int>> tcp_host_port(const std::string& rest) {
+  static const std::regex re(R"(([^:/]+):([0-9]{1,5})(/.*)?)");
+  std::smatch m;
+  if (!std::regex_match(rest, m, re)) return std::nullopt;
+  const int port = std::stoi(m[2].str());
+  if (port < 1 || port > 65535) return std::nullopt;
+  return std::make_pair(m[1].str(), port);
+}
+
+}  // namespace
+
+std::string local_file_path(const std::string& uri) {
   if (uri.rfind("file://", 0) != 0) return uri;
   // GLib only (no GStreamer): the monitor's configuration parser, fuzzed on its own, uses this.
   GError* error = nullptr;
@@ -27,18 +38,6 @@ std::string file_path(const std::string& uri) {
   }
   return path.get();
 }
-
-// tcp://host:port[/...]: host and port, nullopt without a port.
-std::optional<std::pair<std::string, int>> tcp_host_port(const std::string& rest) {
-  static const std::regex re(R"(([^:/]+):([0-9]{1,5})(/.*)?)");
-  std::smatch m;
-  if (!std::regex_match(rest, m, re)) return std::nullopt;
-  const int port = std::stoi(m[2].str());
-  if (port < 1 || port > 65535) return std::nullopt;
-  return std::make_pair(m[1].str(), port);
-}
-
-}  // namespace
 
 const char* to_string(SourceKind kind) {
   switch (kind) {
@@ -138,7 +137,7 @@ std::string source_description(SourceKind kind, const std::string& uri,
       return fmt::format("rtspsrc location={}{} latency={} ! decodebin", quote_gst_value(uri),
                          options.rtsp_tcp ? " protocols=tcp" : "", options.rtsp_latency.count());
     case SourceKind::kFile:
-      return fmt::format("filesrc location={} ! decodebin", quote_gst_value(file_path(uri)));
+      return fmt::format("filesrc location={} ! decodebin", quote_gst_value(local_file_path(uri)));
     case SourceKind::kV4l2:
       return fmt::format("v4l2src device={} ! decodebin", quote_gst_value(uri));
     case SourceKind::kHttp:

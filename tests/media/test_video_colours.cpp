@@ -27,9 +27,8 @@ namespace {
 
 using Rgb = std::array<int, 3>;
 // Primaries, greys, a skin tone, a dark blue, white and a near-black.
-const std::vector<Rgb> kPatches = {{255, 0, 0},     {0, 255, 0},   {0, 0, 255},
-                                   {128, 128, 128}, {230, 180, 140}, {40, 60, 90},
-                                   {255, 255, 255}, {16, 16, 16}};
+const std::vector<Rgb> kPatches = {{255, 0, 0},     {0, 255, 0},  {0, 0, 255},     {128, 128, 128},
+                                   {230, 180, 140}, {40, 60, 90}, {255, 255, 255}, {16, 16, 16}};
 
 struct Colorimetry {
   double kr, kb;
@@ -38,7 +37,9 @@ struct Colorimetry {
 constexpr Colorimetry kBT601{0.299, 0.114, false}, kBT709{0.2126, 0.0722, false},
     kBT601Full{0.299, 0.114, true}, kBT709Full{0.2126, 0.0722, true};
 
-int to_level(double x) { return std::clamp(static_cast<int>(std::lround(x)), 0, 255); }
+int to_level(double x) {
+  return std::clamp(static_cast<int>(std::lround(x)), 0, 255);
+}
 
 // The exact Y'CbCr of an RGB patch, rounded to 8 bits.
 std::array<int, 3> rgb_to_yuv(const Rgb& rgb, const Colorimetry& c) {
@@ -95,9 +96,9 @@ std::string run_to_end(const std::string& description) {
   if (error) return error->message;
   yolo::media::GstBusPtr bus(gst_element_get_bus(pipeline.get()));
   gst_element_set_state(pipeline.get(), GST_STATE_PLAYING);
-  yolo::media::GstMessagePtr msg(gst_bus_timed_pop_filtered(
-      bus.get(), 60 * GST_SECOND,
-      static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR)));
+  yolo::media::GstMessagePtr msg(
+      gst_bus_timed_pop_filtered(bus.get(), 60 * GST_SECOND,
+                                 static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR)));
   if (!msg) return "no end within 60 s";
   return GST_MESSAGE_TYPE(msg.get()) == GST_MESSAGE_EOS
              ? ""
@@ -106,8 +107,8 @@ std::string run_to_end(const std::string& description) {
 
 struct Case {
   const char* name;
-  const char* encoder;    // gst-launch encoder and muxer
-  const char* extension;  // the container
+  const char* encoder;      // gst-launch encoder and muxer
+  const char* extension;    // the container
   const char* colorimetry;  // what the encoder is told ("" for none)
   Colorimetry stored;       // how the stored YUV was made
   Colorimetry expected;     // how a correct decoder converts it back
@@ -145,14 +146,17 @@ double decode_and_compare(const fs::path& video, const Case& c, std::string& rep
   return worst;
 }
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class VideoColours : public ::testing::TestWithParam<Case> {};
 
 TEST_P(VideoColours, DecodeWithinOneLevelOfTheExactColours) {
   const Case& c = GetParam();
   ASSERT_EQ(yolo::media::gst_init_error(), "");
-  const std::string encoder_factory = std::string(c.encoder).substr(0, std::string(c.encoder).find(' '));
+  const std::string encoder_factory =
+      std::string(c.encoder).substr(0, std::string(c.encoder).find(' '));
   if (!yolo::media::gst_element_available(encoder_factory.c_str()))
     GTEST_SKIP() << encoder_factory << " is not installed (gstreamer1.0-plugins-ugly / -libav)";
   yolo::testing::TempDir tmp(std::string("colours_") + c.name);
@@ -161,7 +165,8 @@ TEST_P(VideoColours, DecodeWithinOneLevelOfTheExactColours) {
     const std::vector<uint8_t> frame = i420_frame(c.size, c.stored);
     std::ofstream out(raw, std::ios::binary);
     for (int i = 0; i < 3; ++i)
-      out.write(reinterpret_cast<const char*>(frame.data()), static_cast<std::streamsize>(frame.size()));
+      out.write(reinterpret_cast<const char*>(frame.data()),
+                static_cast<std::streamsize>(frame.size()));
   }
   const std::string ext = c.extension;
   const char* mux = ext == "mp4" ? "mp4mux" : ext == "mkv" ? "matroskamux" : "avimux";
@@ -188,7 +193,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"h264_mkv_bt709", kH264, "mkv", "bt709", kBT709, kBT709, kSd},
         Case{"h264_mkv_bt601_full", kH264, "mkv", "1:4:7:1", kBT601Full, kBT601Full, kSd},
         Case{"mpeg4_mp4_bt601", kMpeg4, "mp4", "bt601", kBT601, kBT601, kSd},
-        Case{"mpeg4_mp4_bt709", kMpeg4, "mp4", "bt709", kBT709, kBT709, kSd}),
+        Case{"mpeg4_mp4_bt709", kMpeg4, "mp4", "bt709", kBT709, kBT709, kSd},
+        Case{"mpeg4_mp4_bt601_full", kMpeg4, "mp4", "1:4:7:1", kBT601Full, kBT601Full, kSd},
+        Case{"mpeg4_mkv_bt709_full", kMpeg4, "mkv", "1:3:5:1", kBT709Full, kBT709Full, kSd}),
     [](const ::testing::TestParamInfo<Case>& p) { return std::string(p.param.name); });
 
 // MPEG-4 part 2 in AVI carries no colour matrix: decoded as BT.601 limited range at SD and HD
@@ -221,7 +228,7 @@ TEST(FrameColours, CapsSayOrFFmpegsDefaultFills) {
   const auto full = colours("video/x-raw,format=I420,width=64,height=64,colorimetry=1:4:7:1");
   EXPECT_EQ(full.matrix, YuvMatrix::kBT601);
   EXPECT_EQ(full.range, YuvRange::kFull);
-  // A range left unknown (what take_range_from_bitstream leaves when the bitstream is silent).
+  // A range left unknown (what repair_container_range leaves when the bitstream is silent).
   const auto no_range = colours("video/x-raw,format=I420,width=64,height=64,colorimetry=0:3:5:1");
   EXPECT_EQ(no_range.matrix, YuvMatrix::kBT709);
   EXPECT_EQ(no_range.range, YuvRange::kLimited);

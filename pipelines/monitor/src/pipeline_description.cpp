@@ -36,6 +36,7 @@ StreamPipeline stream_pipeline(const StreamConfig& stream, const SourceOptions& 
   StreamPipeline p(pipeline_description(stream, options, ""));
   p.description = pipeline_description(stream, options, to_launch_text(inference));
   p.inference = std::move(inference);
+  p.source_uri = stream.uri;
   return p;
 }
 

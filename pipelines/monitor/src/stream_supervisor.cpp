@@ -320,10 +320,10 @@ void StreamSupervisor::Impl::build() {
                 StreamState::kReconnecting);
   }
   // Full-range MP4 files are read as full range (frame_colours.h says why this is needed).
-  media::take_range_from_bitstream(element.get());
+  media::repair_container_range(element.get(), spec.source_uri);
   ElementPtr to_bgr(gst_bin_get_by_name(GST_BIN(element.get()), kToBgrName));
-  const std::string not_linked = link_in_front_of(
-      GST_BIN(element.get()), to_bgr ? to_bgr.get() : sink.get(), spec.inference);
+  const std::string not_linked =
+      link_in_front_of(GST_BIN(element.get()), to_bgr ? to_bgr.get() : sink.get(), spec.inference);
   if (!not_linked.empty()) {
     return fail(fmt::format("the pipeline cannot be built: {}", not_linked),
                 StreamState::kReconnecting);

@@ -9,6 +9,8 @@
 
 #include <gst/gst.h>
 
+#include <string>
+
 #include "yolo/core/yuv_colour.h"
 
 namespace yolo::media {
@@ -24,13 +26,14 @@ struct FrameColours {
 // SMPTE 240M, RGB) are taken as BT.709, their closest supported neighbour for 8-bit video.
 FrameColours frame_colours(const GstCaps* caps);
 
-// Watches a pipeline for MP4/MOV demuxers (qtdemux) and, on their video pads, clears the range
-// that the container's caps report, so that the decoder takes it from the bitstream, as FFmpeg
-// does. Why: GStreamer 1.22's qtdemux reads the full-range bit of the 'colr' box from the wrong
+// Watches a pipeline for MP4/MOV demuxers (qtdemux) and repairs the range their video caps
+// report. Why: GStreamer 1.22's qtdemux reads the full-range bit of the 'colr' box from the wrong
 // byte (the low byte of the matrix code), so every full-range MP4 is reported as limited range
-// and stretched by 16 levels; avdec_* honours a range in its input caps over the bitstream's.
-// A range qtdemux reports as full is kept (a GStreamer that reads the box right). Call before
-// the pipeline leaves NULL.
-void take_range_from_bitstream(GstElement* pipeline);
+// and stretched by 16 levels (avdec_* honours a range in its input caps over the bitstream's).
+// For a local file (`uri` a path or file:// URI) the bit is read from the file itself; otherwise
+// the range is cleared so that the decoder takes it from the bitstream (H.264/H.265 VUI), as
+// FFmpeg does. A range qtdemux reports as full is kept (a GStreamer that reads the box right).
+// Call before the pipeline leaves NULL.
+void repair_container_range(GstElement* pipeline, const std::string& uri);
 
 }  // namespace yolo::media

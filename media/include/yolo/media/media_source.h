@@ -41,6 +41,10 @@ const char* to_string(SourceKind kind);
 // Classifies a uri; nullopt with a message naming what to use when it is not supported.
 std::optional<SourceKind> classify_uri(const std::string& uri, std::string* why = nullptr);
 
+// The local path of a file source: file:///a%20b -> /a b (escapes decoded); a plain path stays as
+// written. Throws std::invalid_argument for a file:// uri that is not a valid file URI.
+std::string local_file_path(const std::string& uri);
+
 struct SourceOptions {
   bool rtsp_tcp = true;                         // protocols=tcp; false leaves rtspsrc's default
   std::chrono::milliseconds rtsp_latency{200};  // rtspsrc latency (jitterbuffer)

@@ -67,6 +67,9 @@ struct StreamPipeline {
   // The whole pipeline as one gst-launch description, `inference` in place, for logs and for
   // running it by hand (gst-launch-1.0 '<description>'). Not what is built.
   std::string description;
+  // The stream's uri, for what is read from the source itself (an MP4 file's colour box:
+  // media::repair_container_range); empty for an all-text pipeline.
+  std::string source_uri;
 
   // Whether both build the same pipeline (launch and inference).
   bool operator==(const StreamPipeline& other) const;
