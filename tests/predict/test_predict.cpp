@@ -722,6 +722,31 @@ TEST(Track, AFolderOfFramesIsOneSequenceScoredAgainstGroundTruth) {
   EXPECT_EQ(m.clear.fn, te["CLR_FN"].get<int64_t>());
 }
 
+// A MOT sequence's seqinfo.ini names its frames folder and the sequence (MOTChallenge's layout);
+// a seqinfo.ini that names a missing folder or a malformed number fails before the run.
+TEST(Track, SeqinfoIniNamesTheFramesAndTheSequence) {
+  TempDir tmp("track_seqinfo");
+  const fs::path seq = tmp.path / "seq-02";
+  const int frames = write_two_image_sequence(seq);
+  fs::rename(seq / "img1", seq / "pictures");
+  yolo::testing::write_file(seq / "seqinfo.ini",
+                            "[Sequence]\nname=street-02\nimDir=pictures\nframeRate=14\n"
+                            "seqLength=4\nimWidth=640\nimExt=.jpg\n");
+  const KeyValues base = {{"model", fixture().model.string()},
+                          {"source", seq.string()},
+                          {"project", (tmp.path / "runs").string()},
+                          {"save", "False"},
+                          {"verbose", "false"}};
+  const yolo::PredictReport report = yolo::run_predict(track_options(base));
+  EXPECT_EQ(report.frames, frames);
+  EXPECT_EQ(report.mot_file.filename(), "street-02.txt");
+
+  yolo::testing::write_file(seq / "seqinfo.ini", "[Sequence]\nimDir=img1\n");
+  EXPECT_THROW(track_options(base), yolo::UsageError);  // no img1/ here
+  yolo::testing::write_file(seq / "seqinfo.ini", "[Sequence]\nimDir=pictures\nframeRate=fast\n");
+  EXPECT_THROW(track_options(base), yolo::UsageError);
+}
+
 #ifdef YOLO_TRAINER_BIN
 namespace {
 

@@ -59,6 +59,20 @@ TEST_P(Methods, StillCameraIsTheIdentityAndResetForgets) {
   EXPECT_EQ(gmc.apply(frame_at(s, 300, 200), {}), cv::Matx23d(1, 0, 0, 0, 1, 0));
 }
 
+// A frame of another size (a sequence of mixed image sizes, a camera that changed resolution)
+// starts over with the identity instead of failing in OpenCV; the next frame of that size is
+// compensated again.
+TEST_P(Methods, AFrameOfAnotherSizeStartsOver) {
+  const cv::Mat s = scene();
+  MotionCompensation gmc(GetParam());
+  gmc.apply(frame_at(s, 100, 100), {});
+  const cv::Mat wide = s(cv::Rect(100, 100, 800, 450)).clone();
+  EXPECT_EQ(gmc.apply(wide, {}), cv::Matx23d(1, 0, 0, 0, 1, 0));
+  const cv::Matx23d w = gmc.apply(s(cv::Rect(106, 104, 800, 450)).clone(), {});
+  EXPECT_NEAR(w(0, 2), -6.0, 0.5);
+  EXPECT_NEAR(w(1, 2), -4.0, 0.5);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllMethods, Methods,
                          ::testing::Values(GmcMethod::kSparseOptFlow, GmcMethod::kOrb,
                                            GmcMethod::kSift, GmcMethod::kEcc),

@@ -172,4 +172,38 @@ void write_mot_file(const std::filesystem::path& path, const std::vector<MotRow>
   write_file_atomically(path, format_mot_rows(rows));
 }
 
+SequenceInfo read_sequence_info(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw FailureError(path.string() + ": cannot be read");
+  SequenceInfo info;
+  std::string line, section;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const auto trim = [](std::string t) {
+      const size_t a = t.find_first_not_of(" \t\r"), b = t.find_last_not_of(" \t\r");
+      return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
+    };
+    line = trim(line);
+    if (line.empty() || line[0] == ';' || line[0] == '#') continue;
+    if (line.front() == '[' && line.back() == ']') {
+      section = line.substr(1, line.size() - 2);
+      continue;
+    }
+    const size_t eq = line.find('=');
+    if (section != "Sequence" || eq == std::string::npos) continue;
+    const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+    const auto number_of = [&](auto& out) {
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+      if (ec != std::errc() || end != value.data() + value.size())
+        throw FailureError(path.string() + ":" + std::to_string(number) + ": " + key + "=" + value +
+                           " is not a number");
+    };
+    if (key == "name") info.name = value;
+    if (key == "imDir" && !value.empty()) info.im_dir = value;
+    if (key == "imExt" && !value.empty()) info.im_ext = value;
+    if (key == "frameRate") number_of(info.frame_rate);
+    if (key == "seqLength") number_of(info.length);
+  }
+  return info;
+}
+
 }  // namespace yolo::tracking

@@ -58,6 +58,8 @@ void MotionCompensation::reset() {
 cv::Matx23d MotionCompensation::apply(const cv::Mat& frame,
                                       const std::vector<std::array<float, 4>>& boxes_xyxy) {
   if (method_ == GmcMethod::kNone || frame.empty()) return identity();
+  if (frame.size() != previous_size_) reset();
+  previous_size_ = frame.size();
   const cv::Mat grey = to_grey(frame);
   if (method_ == GmcMethod::kEcc) return apply_ecc(grey, frame.size());
   cv::Mat small = grey;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "yolo/runtime/inference_settings.h"
 #include "yolo/tracking/mot_format.h"
@@ -96,14 +97,31 @@ PredictOptions track_options_from_config(const Config& cfg, const std::string& t
         o.nms.conf, o.tracker->track_low_thresh);
   }
   o.persist = cfg.get_optional_bool("persist");
-  // A MOT sequence folder (seq/img1/*.jpg, seq/gt/gt.txt) is tracked from its img1/ frames.
+  // A MOT sequence folder (seq/seqinfo.ini, seq/img1/*.jpg, seq/gt/gt.txt) is tracked from its
+  // frames folder: seqinfo.ini's imDir (img1 without one), named by its name= or the folder's.
+  // Its frameRate is not used: Ultralytics' trackers run at 30 frames/s whatever the source
+  // (track_buffer counts frames), and so do ours.
   const fs::path source(o.source);
   const InputKind kind = classify_source(o.source);
   std::string sequence;
-  if (kind == InputKind::kFolder && fs::is_directory(source / "img1")) {
-    sequence = source.lexically_normal().filename().string();
+  std::optional<tracking::SequenceInfo> info;
+  if (kind == InputKind::kFolder && fs::is_regular_file(source / "seqinfo.ini")) {
+    try {
+      info = tracking::read_sequence_info(source / "seqinfo.ini");
+    } catch (const std::exception& e) {
+      throw ConfigError(fmt::format("source={}: {}; fix or remove seqinfo.ini",
+                                    cfg.get_string("source"), e.what()));
+    }
+    if (!fs::is_directory(source / info->im_dir))
+      throw ConfigError(
+          fmt::format("source={}: seqinfo.ini names the frames folder imDir={}, which is not there",
+                      cfg.get_string("source"), info->im_dir));
+  }
+  if (kind == InputKind::kFolder && (info || fs::is_directory(source / "img1"))) {
+    sequence =
+        info && !info->name.empty() ? info->name : source.lexically_normal().filename().string();
     if (sequence.empty()) sequence = source.lexically_normal().parent_path().filename().string();
-    o.source = (source / "img1").string();
+    o.source = (source / (info ? info->im_dir : "img1")).string();
   } else if (kind == InputKind::kFolder || kind == InputKind::kGlob || kind == InputKind::kList) {
     sequence = source_stem(o.source);
   }

@@ -52,4 +52,18 @@ std::string format_mot_rows(const std::vector<MotRow>& rows);
 // Writes the rows atomically: the file appears complete under its name or not at all.
 void write_mot_file(const std::filesystem::path& path, const std::vector<MotRow>& rows);
 
+// A MOTChallenge sequence's seqinfo.ini ([Sequence] name=, imDir=, frameRate=, seqLength=,
+// imExt=): what is absent keeps the value below (the layout every MOT benchmark uses).
+struct SequenceInfo {
+  std::string name;             // the sequence's name ("" when the file gives none)
+  std::string im_dir = "img1";  // the frames' folder, relative to the sequence folder
+  double frame_rate = 0;        // frames per second; 0 when not given
+  int64_t length = -1;          // frames; -1 when not given
+  std::string im_ext = ".jpg";
+};
+
+// Reads seq/seqinfo.ini. Throws yolo::FailureError when it cannot be read or a value is not a
+// number where one is due; unknown keys and sections are ignored.
+SequenceInfo read_sequence_info(const std::filesystem::path& path);
+
 }  // namespace yolo::tracking

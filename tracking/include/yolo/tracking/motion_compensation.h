@@ -7,7 +7,10 @@
 //                  filtered by their spread, then the same affine estimate;
 //   ecc            findTransformECC (Euclidean) on a blurred frame;
 //   none           the identity.
-// Any failure (too few points, no estimate) gives the identity, as in Ultralytics.
+// Any failure (too few points, no estimate) gives the identity, as in Ultralytics. A frame of
+// another size than the previous one (an image sequence of mixed sizes, a camera that changed
+// resolution) starts over with the identity: there is no motion between them to estimate, and
+// OpenCV's optical flow and ECC refuse frames of two sizes (Ultralytics raises there).
 #pragma once
 
 #include <opencv2/core.hpp>
@@ -44,6 +47,7 @@ class MotionCompensation {
   GmcMethod method_;
   int downscale_;
   bool initialized_ = false;
+  cv::Size previous_size_;  // of the frame given to the last apply()
   cv::Mat previous_frame_;
   std::vector<cv::Point2f> previous_points_;
   std::vector<cv::KeyPoint> previous_keypoints_;
