@@ -59,6 +59,18 @@ guint64 stat(const Harness& h, const char* field) {
   return v;
 }
 
+// A time of the `stats` property (its mean-*-us fields, model-mean-batch).
+double time_stat(const Harness& h, const char* field) {
+  GstElement* element = gst_harness_find_element(h.get(), "yolo");
+  GstStructure* s = nullptr;
+  g_object_get(element, "stats", &s, nullptr);
+  gst_object_unref(element);
+  double v = -1;
+  EXPECT_TRUE(gst_structure_get_double(s, field, &v)) << field;
+  gst_structure_free(s);
+  return v;
+}
+
 // The engine's detections of `frame` (conf 0, 20 boxes), as detect_images gives them.
 torch::Tensor engine_boxes(yolo::Engine& engine, const cv::Mat& frame, bool rect) {
   yolo::NmsOptions nms;
@@ -240,6 +252,15 @@ TEST(YoloElement, EosRunsAPartialBatchAndComesAfterItsFrames) {
   }
   EXPECT_EQ(stat(h, "model-batches"), 1u);
   EXPECT_EQ(stat(h, "largest-batch"), 3u);
+  // Where the frames' time went: the three ran in one partial batch at EOS, and the first one's
+  // wait for its row covered the model's call.
+  EXPECT_DOUBLE_EQ(time_stat(h, "model-mean-batch"), 3.0);
+  EXPECT_GT(time_stat(h, "mean-preprocess-us"), 0.0);
+  EXPECT_GT(time_stat(h, "model-mean-inference-us"), 0.0);
+  EXPECT_GE(3 * time_stat(h, "mean-result-wait-us"), time_stat(h, "model-mean-inference-us"));
+  EXPECT_GT(time_stat(h, "mean-postprocess-us"), 0.0);
+  EXPECT_GE(time_stat(h, "mean-backpressure-us"), 0.0);
+  EXPECT_GE(time_stat(h, "mean-push-us"), 0.0);
   bool saw_eos = false;
   while (GstEvent* e = gst_harness_try_pull_event(h.get())) {
     saw_eos |= GST_EVENT_TYPE(e) == GST_EVENT_EOS;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "linear_resize.h"
+#include "yolo/runtime/cpu_frame_preprocess.h"
 #include "yolo/runtime/device_preprocess.h"
 #include "yolo/runtime/input_tensor.h"
 #include "yolo/runtime/letterbox.h"
@@ -343,6 +344,52 @@ TEST(DevicePreprocess, Bt709AndFullRange) {
     EXPECT_NEAR(got[static_cast<size_t>(c)], std::clamp(want[c], 0.0, 255.0), 1.0) << c;
   }
   EXPECT_NE(got, rgb_at(YuvMatrix::kBT601, YuvRange::kLimited, 6));
+}
+
+// The CPU path (preprocess_frames_on_cpu, what the `yolo` element runs on a CPU) is the CPU
+// reference itself: every packed format and NV12 / I420 give exactly letterbox() +
+// images_to_tensor() of the frame's BGR (YUV: cv::cvtColor's BGR, BT.601 limited), with the same
+// transforms as the device path, and within 1 level of the device path.
+TEST(CpuFramePreprocess, IsTheCpuReferenceExactly) {
+  int seed = 500;
+  for (const SizeCase& c : kSizes) {
+    DevicePreprocessOptions o;
+    o.letterbox = target(c.dst_h, c.dst_w);
+    const cv::Mat bgr = random_bgr(c.src_h, c.src_w, seed++);
+    const torch::Tensor ref = reference({bgr}, o.letterbox);
+    for (const PackedLayout& layout : kPacked) {
+      const int64_t stride = (static_cast<int64_t>(c.src_w) * layout.bpp + 1023) / 1024 * 1024;
+      const std::vector<uint8_t> buf = pack(bgr, layout, stride);
+      const FrameView view = FrameView::packed(layout.format, c.src_w, c.src_h, buf.data(), stride);
+      const auto cpu = yolo::preprocess_frames_on_cpu({view}, o);
+      ASSERT_EQ(cpu.input.sizes(), ref.sizes());
+      EXPECT_TRUE(torch::equal(cpu.input, ref))
+          << yolo::to_string(layout.format) << " " << size_name(c);
+      const auto device = yolo::preprocess_frames({view}, o);
+      EXPECT_LE(compare(cpu.input, device.input).max_levels, 1);
+      EXPECT_EQ(cpu.transforms.front().out_width, device.transforms.front().out_width);
+      EXPECT_EQ(cpu.transforms.front().pad_left, device.transforms.front().pad_left);
+      EXPECT_EQ(cpu.transforms.front().pad_top, device.transforms.front().pad_top);
+    }
+    if (c.src_w % 2 || c.src_h % 2) continue;
+    for (PixelFormat format : {PixelFormat::kNV12, PixelFormat::kI420}) {
+      const YuvFrame f = random_yuv(format, c.src_h, c.src_w, seed++);
+      const auto cpu = yolo::preprocess_frames_on_cpu({f.view(format)}, o);
+      EXPECT_TRUE(torch::equal(cpu.input, reference({yuv_to_bgr_opencv(f, format)}, o.letterbox)))
+          << yolo::to_string(format) << " " << size_name(c);
+    }
+  }
+  // preprocess_frames_for_device takes this path on the CPU; half=true rounds its result.
+  const cv::Mat bgr = random_bgr(90, 160, 7);
+  DevicePreprocessOptions o;
+  o.letterbox = target(64, 64);
+  const torch::Tensor full =
+      yolo::preprocess_frames_for_device({yolo::frame_view_of_mat(bgr)}, o).input;
+  EXPECT_TRUE(torch::equal(full, reference({bgr}, o.letterbox)));
+  o.half = true;
+  EXPECT_TRUE(torch::equal(yolo::preprocess_frames_on_cpu({yolo::frame_view_of_mat(bgr)}, o).input,
+                           full.to(torch::kHalf)));
+  EXPECT_THROW(yolo::preprocess_frames_on_cpu({}, o), std::invalid_argument);
 }
 
 // half=true gives float16 holding the float32 result rounded.

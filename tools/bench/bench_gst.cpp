@@ -1,12 +1,14 @@
 // Throughput of the `yolo` element in real pipelines against the bare runtime engine, on the
 // same decoded frames, in one run.
 //
-//   build/bin/bench_gst [--imgsz 320] [--frames 150] [--streams 1,4] [--out DIR]
-//                       [--model FILE --video FILE --conf 0.1]
+//   build/bin/bench_gst [--imgsz 320] [--frames 150] [--streams 1,4,8] [--out DIR]
+//                       [--stream-rounds 3] [--compare-bgr]
+//                       [--model FILE] [--video FILE | --pan-photo PHOTO] [--conf 0.1]
 //                       [--trackers bytetrack.yaml,botsort.yaml] [--rounds 3]
 //                       [--analytics lines.yaml [--mqtt-url mqtt://127.0.0.1:1883]]
 //
-// Frames: the synthetic video (640x360 H.264, generated into DIR), or --video. Model: an
+// Frames: the synthetic video (640x360 H.264, generated into DIR), --video, or a 1280x720 pan
+// over --pan-photo (real content at a real camera's size). Model: an
 // untrained yolov8n exported at imgsz (speed does not depend on the weights; NMS load is kept
 // comparable by a fixed conf-threshold), or --model (a trained export, so that the tracker
 // rows see real objects). Rows:
@@ -14,10 +16,17 @@
 //       the main thread after the pipelines (the engine's best case: see engine_baseline);
 //   (2) N streams: N x `filesrc ! decodebin ! videoconvert ! yolo ! fakesink` in one pipeline,
 //       all sharing one model instance (batch-size N), decoding included, as fast as they go;
+//       in --stream-rounds rounds (medians; with --compare-bgr each round also runs BGR into
+//       the element, and that row gives its ratio to the I420 run of the same round);
 //       then the same paced as live cameras (`identity sync=true` before `yolo`) at half the
 //       frames/s per stream that row reached, so that the element is not saturated: per-frame
 //       latency through `yolo` (its sink pad to its src pad, batching wait included), p50 and
-//       p99 over every frame of every stream (the paced rows use the synthetic video).
+//       p99 over every frame of every stream after each stream's first 5 (warm-up; the paced
+//       rows use the synthetic video, or the pan video again at the paced rate). Each
+//       row also gives the process's CPU use (user + system over wall time, 100 % = one core)
+//       and where a frame's time goes in `yolo` (its "stats": back-pressure, preprocessing,
+//       waiting for the model's row, postprocessing, downstream; the model's queue wait, call
+//       time and batch fill);
 //   (3) tracking: 1 stream `... ! yolo ! fakesink` against `... ! yolo ! yolotracker
 //       tracker=T ! fakesink` for each T and, with --analytics (and --mqtt-url), with
 //       yoloanalytics (and yolopublish) after ByteTrack, run in alternating rounds (medians),
@@ -31,6 +40,7 @@
 #include <fmt/format.h>
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
+#include <sys/resource.h>
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
@@ -39,10 +49,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
 
@@ -50,6 +63,7 @@
 #include "yolo/core/main_guard.h"
 #include "yolo/core/serial_torch_ops.h"
 #include "yolo/core/system_info.h"
+#include "yolo/media/h264_writer.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/detection_model.h"
 #include "yolo/runtime/engine.h"
@@ -62,11 +76,12 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 struct Args {
-  int imgsz = 320, frames = 150, rounds = 3, rect_rounds = 0;
+  int imgsz = 320, frames = 150, rounds = 3, rect_rounds = 0, stream_rounds = 1;
+  bool compare_bgr = false;
   float conf = 0.25f;
-  std::vector<int> streams = {1, 4};
+  std::vector<int> streams = {1, 4, 8};
   std::vector<std::string> trackers = {"bytetrack.yaml", "botsort.yaml"};
-  fs::path out = "runs/bench/gst", model, video, analytics;
+  fs::path out = "runs/bench/gst", model, video, analytics, pan_photo;
   std::string mqtt_url;
 };
 
@@ -83,6 +98,17 @@ Args parse(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--video", a.video, "a video to read instead of the synthetic one")
       ->check(CLI::ExistingFile);
+  app.add_option("--pan-photo", a.pan_photo,
+                 "make the video from this photo: a 1280x720 H.264 camera pan over it, --frames "
+                 "long (a real-size 16:9 video with real content)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--stream-rounds", a.stream_rounds,
+                 "rounds of the stream rows (medians, and ranges of the paired ratios)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_flag("--compare-bgr", a.compare_bgr,
+               "also run every stream row with BGR into the element (the pipelines before "
+               "2026-12-06), alternating with the decoder's I420 in each round");
   app.add_option("--conf", a.conf, "confidence threshold (0.1 is what tracking runs with)")
       ->capture_default_str();
   app.add_option("--trackers", a.trackers,
@@ -129,10 +155,16 @@ GstElement* launch(const std::string& description) {
 
 // Per-frame latency through one element: the time a buffer enters its sink pad, by PTS, and the
 // time the buffer of that PTS leaves its src pad. The element keeps PTS and order.
+// The first kWarmupFrames of each stream are left out of the latencies: they wait for the
+// model's first calls at a new input shape (tracing, allocator warm-up), which a camera that
+// runs for days sees once.
+constexpr size_t kWarmupFrames = 5;
+
 struct LatencyProbe {
   std::mutex mutex;
   std::map<GstClockTime, Clock::time_point> entered;
-  std::vector<double> ms;
+  size_t seen = 0;                      // frames that left
+  std::vector<double> ms;               // latencies after the warm-up
   std::vector<Clock::time_point> left;  // when each buffer left, in order
 };
 
@@ -151,8 +183,9 @@ GstPadProbeReturn on_leave(GstPad*, GstPadProbeInfo* info, gpointer data) {
   probe->left.push_back(Clock::now());
   const auto it = probe->entered.find(pts);
   if (it != probe->entered.end()) {
-    probe->ms.push_back(
-        std::chrono::duration<double, std::milli>(Clock::now() - it->second).count());
+    if (++probe->seen > kWarmupFrames)
+      probe->ms.push_back(
+          std::chrono::duration<double, std::milli>(Clock::now() - it->second).count());
     probe->entered.erase(it);
   }
   return GST_PAD_PROBE_OK;
@@ -212,8 +245,61 @@ double peak_rss_mib() {
   return 0;
 }
 
-// Plays the pipeline to EOS; returns seconds from PLAYING to EOS. Throws on ERROR.
-double run_to_eos(GstElement* pipeline) {
+// CPU time (user + system) this process has used so far, seconds.
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+// Where a frame's time goes in one `yolo` element, from its "stats" (means per frame, µs).
+struct StageStats {
+  double backpressure = 0, preprocess = 0, result_wait = 0, postprocess = 0, push = 0;
+  double model_queue_wait = 0, model_inference = 0, model_batch = 0;
+};
+
+StageStats stage_stats(GstElement* yolo) {
+  GstStructure* st = nullptr;
+  g_object_get(yolo, "stats", &st, nullptr);
+  StageStats out;
+  if (!st) return out;
+  const auto get = [&](const char* field, double& v) { gst_structure_get_double(st, field, &v); };
+  get("mean-backpressure-us", out.backpressure);
+  get("mean-preprocess-us", out.preprocess);
+  get("mean-result-wait-us", out.result_wait);
+  get("mean-postprocess-us", out.postprocess);
+  get("mean-push-us", out.push);
+  get("model-mean-queue-wait-us", out.model_queue_wait);
+  get("model-mean-inference-us", out.model_inference);
+  get("model-mean-batch", out.model_batch);
+  gst_structure_free(st);
+  return out;
+}
+
+// The mean of the stage stats of yolo0 .. yolo<n-1>.
+StageStats mean_stage_stats(GstElement* pipeline, int n) {
+  StageStats sum;
+  for (int i = 0; i < n; ++i) {
+    GstElement* e = gst_bin_get_by_name(GST_BIN(pipeline), fmt::format("yolo{}", i).c_str());
+    if (!e) continue;
+    const StageStats s = stage_stats(e);
+    gst_object_unref(e);
+    sum.backpressure += s.backpressure / n;
+    sum.preprocess += s.preprocess / n;
+    sum.result_wait += s.result_wait / n;
+    sum.postprocess += s.postprocess / n;
+    sum.push += s.push / n;
+    sum.model_queue_wait = s.model_queue_wait;  // one model for all
+    sum.model_inference = s.model_inference;
+    sum.model_batch = s.model_batch;
+  }
+  return sum;
+}
+
+// Plays the pipeline to EOS; returns seconds from PLAYING to EOS. Throws on ERROR. at_eos runs
+// at EOS, before the pipeline stops (the elements' statistics are still there).
+double run_to_eos(GstElement* pipeline, const std::function<void(GstElement*)>& at_eos = nullptr) {
   const auto t0 = Clock::now();
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   GstBus* bus = gst_element_get_bus(pipeline);
@@ -221,6 +307,7 @@ double run_to_eos(GstElement* pipeline) {
       bus, GST_CLOCK_TIME_NONE, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   std::string error;
+  if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_EOS && at_eos) at_eos(pipeline);
   if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
     GError* e = nullptr;
     gst_message_parse_error(msg, &e, nullptr);
@@ -262,24 +349,30 @@ std::vector<cv::Mat> decode(const fs::path& video) {
 }
 
 struct Row {
+  Row(std::string what_, double fps_, double ratio_ = 1, double lo = 1, double hi = 1)
+      : what(std::move(what_)), fps(fps_), ratio(ratio_), ratio_min(lo), ratio_max(hi) {}
   std::string what;
   double fps;
   double ratio = 1, ratio_min = 1, ratio_max = 1;  // staged rows: paired per round
-  double p50_ms = 0, p99_ms = 0;                   // paced rows: latency through `yolo`
+  double p50_ms = 0, p99_ms = 0;                   // latency through `yolo`
+  double cpu_percent = 0;                          // process CPU over wall, 100 = one core
+  StageStats stages;                               // streams rows: where the time goes
 };
 
 // N copies of `filesrc ! decodebin ! videoconvert [! identity sync=true] ! yolo ! fakesink`
 // sharing one model instance; the yolo elements are named yolo0, yolo1, ...
+// bgr_input: the element gets BGR (`videoconvert ! video/x-raw,format=BGR`, what the monitor and
+// the examples fed it before 2026-12-06) instead of the decoder's own I420.
 std::string streams_pipeline(const fs::path& video, const fs::path& model, float conf, int n,
-                             bool paced, const std::string& instance) {
+                             bool paced, const std::string& instance, bool bgr_input = false) {
   std::string description;
   for (int i = 0; i < n; ++i) {
     description += fmt::format(
-        "filesrc location={} ! decodebin ! videoconvert ! {}yolo name=yolo{} model={} "
+        "filesrc location={} ! decodebin ! videoconvert ! {}{}yolo name=yolo{} model={} "
         "conf-threshold={} model-instance-id={} batch-size={} batch-timeout=20000 stream-id=s{} "
         "! fakesink sync=false ",
-        video.string(), paced ? "identity sync=true ! " : "", i, model.string(), conf, instance, n,
-        i);
+        video.string(), bgr_input ? "video/x-raw,format=BGR ! " : "",
+        paced ? "identity sync=true ! " : "", i, model.string(), conf, instance, n, i);
   }
   return description;
 }
@@ -297,32 +390,67 @@ fs::path synthetic_video(const fs::path& dir, int frames, int fps) {
   return yolo::synth::generate_synthetic_dataset(so).video;
 }
 
+// A 1280x720 H.264 video at `fps` frames/s of a camera panning across `photo` (scaled to cover
+// 1.25 x the frame, then a 1280x720 window moving across it and back).
+fs::path pan_video(const fs::path& photo, const fs::path& dir, int frames, int fps = 30) {
+  const cv::Mat image = cv::imread(photo.string(), cv::IMREAD_COLOR);
+  if (image.empty()) throw std::runtime_error("cannot read the photo " + photo.string());
+  const cv::Size frame(1280, 720);
+  const double scale = std::max(1.25 * frame.width / image.cols, 1.25 * frame.height / image.rows);
+  cv::Mat big;
+  cv::resize(image, big, cv::Size(), scale, scale, cv::INTER_AREA);
+  const fs::path video = dir / fmt::format("pan-{}-{}fps.mp4", photo.stem().string(), fps);
+  yolo::media::H264Writer writer(video, frame, {static_cast<double>(fps), false, {}});
+  const int dx = big.cols - frame.width, dy = big.rows - frame.height;
+  for (int i = 0; i < frames; ++i) {
+    const double t = frames > 1 ? static_cast<double>(i) / (frames - 1) : 0;
+    const double along = t < 0.5 ? 2 * t : 2 - 2 * t;  // there and back
+    writer.write(big(cv::Rect(static_cast<int>(along * dx), static_cast<int>(along * dy / 2),
+                              frame.width, frame.height)));
+  }
+  writer.finish();
+  return video;
+}
+
 // A streams_pipeline() played to EOS with latency probes on its n yolo elements.
 struct ProbedRun {
+  ProbedRun(double s, std::vector<std::unique_ptr<LatencyProbe>> p)
+      : seconds(s), probes(std::move(p)) {}
   double seconds;  // from PLAYING to EOS
   std::vector<std::unique_ptr<LatencyProbe>> probes;
+  double cpu_percent = 0;
+  StageStats stages;
 };
 
 ProbedRun run_probed(const std::string& description, int n) {
   GstElement* pipeline = launch(description);
   gst_object_ref(pipeline);  // run_to_eos releases one reference; the probes outlive it
   ProbedRun run{0, probe_latency(pipeline, n)};
-  run.seconds = run_to_eos(pipeline);
+  const double cpu0 = cpu_seconds();
+  run.seconds = run_to_eos(pipeline, [&](GstElement* p) { run.stages = mean_stage_stats(p, n); });
+  run.cpu_percent = 100.0 * (cpu_seconds() - cpu0) / run.seconds;
   gst_object_unref(pipeline);
   return run;
+}
+
+// Every frame's latency through `yolo` in a run, all streams together.
+std::vector<double> all_latencies(const ProbedRun& run) {
+  std::vector<double> all;
+  for (const auto& p : run.probes) all.insert(all.end(), p->ms.begin(), p->ms.end());
+  return all;
 }
 
 // Latency as a live source sees it: the streams paced at `fps` each.
 Row paced_row(const fs::path& video, const fs::path& model, float conf, int n, int fps) {
   const ProbedRun run =
       run_probed(streams_pipeline(video, model, conf, n, true, fmt::format("paced{}", n)), n);
-  const auto& probes = run.probes;
-  std::vector<double> all;
-  for (const auto& p : probes) all.insert(all.end(), p->ms.begin(), p->ms.end());
+  const std::vector<double> all = all_latencies(run);
   Row r{fmt::format("{} stream{} paced at {} frames/s each", n, n > 1 ? "s" : "", fps),
-        steady_fps(probes)};
+        steady_fps(run.probes)};
   r.p50_ms = percentile(all, 0.5);
   r.p99_ms = percentile(all, 0.99);
+  r.cpu_percent = run.cpu_percent;
+  r.stages = run.stages;
   return r;
 }
 
@@ -441,10 +569,20 @@ Row engine_baseline(const fs::path& model, const std::vector<cv::Mat>& frames, f
   yolo::NmsOptions nms;
   nms.conf = conf;
   const auto t0 = Clock::now();
-  for (const cv::Mat& f : frames) yolo::detect_images(engine, {f}, nms);
+  const double cpu0 = cpu_seconds();
+  std::vector<double> ms;
+  for (const cv::Mat& f : frames) {
+    const auto f0 = Clock::now();
+    yolo::detect_images(engine, {f}, nms);
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - f0).count());
+  }
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  return {fmt::format("detect_images, 1 frame per call ({} frames)", frames.size()),
-          static_cast<double>(frames.size()) / s};
+  Row r{fmt::format("detect_images, 1 frame per call ({} frames)", frames.size()),
+        static_cast<double>(frames.size()) / s};
+  r.p50_ms = percentile(ms, 0.5);
+  r.p99_ms = percentile(ms, 0.99);
+  r.cpu_percent = 100.0 * (cpu_seconds() - cpu0) / s;
+  return r;
 }
 
 int run(int argc, char** argv) {
@@ -458,6 +596,7 @@ int run(int argc, char** argv) {
         "the yolo element is not found: set GST_PLUGIN_PATH=<build>/gst-plugins");
 
   fs::path video = args.video;
+  if (!args.pan_photo.empty()) video = pan_video(args.pan_photo, args.out, args.frames);
   if (video.empty()) video = synthetic_video(args.out / "synthetic", args.frames, 30);
 
   const fs::path model = args.model.empty() ? export_untrained(args) : fs::path(args.model);
@@ -466,20 +605,55 @@ int run(int argc, char** argv) {
   const size_t frame_count = frames.size();
   std::vector<Row> rows;
   std::vector<Row> paced_rows;
+  // Each stream count in `stream_rounds` rounds, I420 then (--compare-bgr) BGR into the element
+  // in each: medians, and each BGR run's ratio to the I420 run of its round.
+  const std::vector<bool> inputs =
+      args.compare_bgr ? std::vector<bool>{false, true} : std::vector<bool>{false};
   for (int n : args.streams) {
-    const ProbedRun run =
-        run_probed(streams_pipeline(video, model, conf, n, false, fmt::format("bench{}", n)), n);
-    const double s = run.seconds;
-    const double fps = steady_fps(run.probes);
-    rows.push_back(
-        {fmt::format("{} stream{} through yolo (batch-size {}), running", n, n > 1 ? "s" : "", n),
-         fps});
-    rows.push_back({"  the same, timed from PLAYING (load and warm-up in)",
-                    static_cast<double>(n) * frame_count / s});
-    // Half the per-stream rate this row reached: a load the element keeps up with.
+    std::vector<std::vector<ProbedRun>> runs(inputs.size());
+    for (int r = 0; r < args.stream_rounds; ++r) {
+      for (size_t v = 0; v < inputs.size(); ++v) {
+        runs[v].push_back(
+            run_probed(streams_pipeline(video, model, conf, n, false,
+                                        fmt::format("bench{}-{}-{}", n, r, v), inputs[v]),
+                       n));
+        fmt::print(stderr, "round {}/{}: {} stream(s), {} in: {:.2f} frames/s\n", r + 1,
+                   args.stream_rounds, n, inputs[v] ? "BGR" : "I420",
+                   steady_fps(runs[v].back().probes));
+      }
+    }
+    for (size_t v = 0; v < inputs.size(); ++v) {
+      std::vector<double> fps, p50, p99, cpu, whole, paired;
+      for (size_t r = 0; r < runs[v].size(); ++r) {
+        const ProbedRun& run = runs[v][r];
+        fps.push_back(steady_fps(run.probes));
+        const std::vector<double> all = all_latencies(run);
+        p50.push_back(percentile(all, 0.5));
+        p99.push_back(percentile(all, 0.99));
+        cpu.push_back(run.cpu_percent);
+        whole.push_back(static_cast<double>(n) * frame_count / run.seconds);
+        paired.push_back(fps.back() / steady_fps(runs[0][r].probes));
+      }
+      Row row{fmt::format("{} stream{} through yolo (batch-size {}){}", n, n > 1 ? "s" : "", n,
+                          inputs[v] ? ", BGR in" : ""),
+              median(fps), median(paired), *std::min_element(paired.begin(), paired.end()),
+              *std::max_element(paired.begin(), paired.end())};
+      row.p50_ms = median(p50);
+      row.p99_ms = median(p99);
+      row.cpu_percent = median(cpu);
+      row.stages = runs[v][runs[v].size() / 2].stages;  // one round's, for the breakdown
+      rows.push_back(row);
+      rows.push_back({"  the same, timed from PLAYING (load and warm-up in)", median(whole)});
+    }
+    // Half the per-stream rate the I420 row reached: a load the element keeps up with, on the
+    // same content (the pan video again at that rate, or the synthetic one).
+    const double fps = rows[rows.size() - 2 * inputs.size()].fps;
     const int paced_fps = std::max(1, static_cast<int>(fps / n / 2));
-    const fs::path paced_video = synthetic_video(
-        args.out / fmt::format("synthetic-{}fps", paced_fps), args.frames, paced_fps);
+    const fs::path paced_video =
+        args.pan_photo.empty()
+            ? synthetic_video(args.out / fmt::format("synthetic-{}fps", paced_fps), args.frames,
+                              paced_fps)
+            : pan_video(args.pan_photo, args.out, args.frames, paced_fps);
     paced_rows.push_back(paced_row(paced_video, model, conf, n, paced_fps));
   }
 
@@ -500,15 +674,50 @@ int run(int argc, char** argv) {
       args.model.empty() ? std::to_string(args.imgsz) : "its export size",
       args.video.empty() ? "640x360 H.264 synthetic video" : video.filename().string(), frame_count,
       conf, yolo::torch_threads());
-  fmt::print("| {:<56} | {:>9} | {:>17} |\n", "what", "frames/s", "ratio to engine");
-  fmt::print("|{:-<58}|{:->11}|{:->19}|\n", "", "", "");
-  for (const auto& r : rows)
-    fmt::print("| {:<56} | {:>9.1f} | {:>16.2f}x |\n", r.what, r.fps, r.fps / rows[0].fps);
+  fmt::print("| {:<56} | {:>9} | {:>17} | {:>8} | {:>8} | {:>6} | {:>22} |\n", "what", "frames/s",
+             "ratio to engine", "p50 ms", "p99 ms", "CPU %", "to I420 in, per round");
+  fmt::print("|{:-<58}|{:->11}|{:->19}|{:->10}|{:->10}|{:->8}|{:->24}|\n", "", "", "", "", "", "",
+             "");
+  for (const auto& r : rows) {
+    const bool timed = r.p50_ms > 0;
+    fmt::print("| {:<56} | {:>9.1f} | {:>16.2f}x | {:>8} | {:>8} | {:>6} | {:>22} |\n", r.what,
+               r.fps, r.fps / rows[0].fps, timed ? fmt::format("{:.1f}", r.p50_ms) : "",
+               timed ? fmt::format("{:.1f}", r.p99_ms) : "",
+               r.cpu_percent > 0 ? fmt::format("{:.0f}", r.cpu_percent) : "",
+               r.ratio != 1 || r.ratio_min != 1 || r.ratio_max != 1
+                   ? fmt::format("{:.3f}x ({:.3f}-{:.3f})", r.ratio, r.ratio_min, r.ratio_max)
+                   : "");
+  }
   fmt::print("\nlatency through yolo (sink pad to src pad, every frame of every stream)\n\n");
-  fmt::print("| {:<56} | {:>9} | {:>8} | {:>8} |\n", "what", "frames/s", "p50 ms", "p99 ms");
-  fmt::print("|{:-<58}|{:->11}|{:->10}|{:->10}|\n", "", "", "", "");
+  fmt::print("| {:<56} | {:>9} | {:>8} | {:>8} | {:>6} |\n", "what", "frames/s", "p50 ms", "p99 ms",
+             "CPU %");
+  fmt::print("|{:-<58}|{:->11}|{:->10}|{:->10}|{:->8}|\n", "", "", "", "", "");
   for (const auto& r : paced_rows)
-    fmt::print("| {:<56} | {:>9.1f} | {:>8.1f} | {:>8.1f} |\n", r.what, r.fps, r.p50_ms, r.p99_ms);
+    fmt::print("| {:<56} | {:>9.1f} | {:>8.1f} | {:>8.1f} | {:>6.0f} |\n", r.what, r.fps, r.p50_ms,
+               r.p99_ms, r.cpu_percent);
+  // Where a frame's time goes, per stream: the element's own stages (means per frame) and the
+  // shared model's (per batch).
+  fmt::print(
+      "\nwhere a frame's time goes in yolo, ms (means; back-pressure, preprocess, result wait, "
+      "postprocess and downstream per frame; the model's queue wait per frame, call per "
+      "batch)\n\n");
+  fmt::print("| {:<56} | {:>6} | {:>6} | {:>7} | {:>6} | {:>6} | {:>7} | {:>6} | {:>5} |\n", "what",
+             "backpr", "prep", "r. wait", "post", "push", "m.queue", "m.call", "batch");
+  fmt::print("|{:-<58}|{:->8}|{:->8}|{:->9}|{:->8}|{:->8}|{:->9}|{:->8}|{:->7}|\n", "", "", "", "",
+             "", "", "", "", "");
+  auto print_stages = [](const Row& r) {
+    const StageStats& t = r.stages;
+    fmt::print(
+        "| {:<56} | {:>6.2f} | {:>6.2f} | {:>7.2f} | {:>6.2f} | {:>6.2f} | {:>7.2f} | {:>6.2f} | "
+        "{:>5.2f} |\n",
+        r.what, t.backpressure / 1000, t.preprocess / 1000, t.result_wait / 1000,
+        t.postprocess / 1000, t.push / 1000, t.model_queue_wait / 1000, t.model_inference / 1000,
+        t.model_batch);
+  };
+  for (const auto& r : rows)
+    if (r.stages.model_batch > 0) print_stages(r);
+  for (const auto& r : paced_rows)
+    if (r.stages.model_batch > 0) print_stages(r);
   if (!tracking_rows.empty()) {
     fmt::print("\ntracking: medians of {} alternating rounds\n\n", args.rounds);
     fmt::print("| {:<56} | {:>9} | {:>28} | {:>14} |\n", "what", "frames/s",

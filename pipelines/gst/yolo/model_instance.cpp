@@ -143,6 +143,9 @@ InstanceStats ModelInstance::stats() const {
   s.frames = frames_.load();
   s.largest_batch = largest_batch_.load();
   s.swaps = swaps_.load();
+  const BatcherStats b = batcher_->stats();
+  s.mean_queue_wait_us = b.mean_queue_wait_us;
+  s.mean_inference_us = b.mean_inference_us;
   return s;
 }
 

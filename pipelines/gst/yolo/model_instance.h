@@ -43,10 +43,12 @@ struct InstanceOptions {
 };
 
 struct InstanceStats {
-  uint64_t batches = 0;        // model calls
-  uint64_t frames = 0;         // frames inferred
-  uint64_t largest_batch = 0;  // most frames in one call
-  uint64_t swaps = 0;          // models swapped in after the file was replaced
+  uint64_t batches = 0;           // model calls
+  uint64_t frames = 0;            // frames inferred
+  uint64_t largest_batch = 0;     // most frames in one call
+  uint64_t swaps = 0;             // models swapped in after the file was replaced
+  double mean_queue_wait_us = 0;  // the batcher's: submit to the start of the model call
+  double mean_inference_us = 0;   // the batcher's: one model call (a whole batch)
 };
 
 class ModelInstance {

@@ -15,12 +15,20 @@
 #include "yolo/core/serial_torch_ops.h"
 #include "yolo/gst/detection_meta.h"
 #include "yolo/runtime/batcher.h"
+#include "yolo/runtime/cpu_frame_preprocess.h"
 #include "yolo/runtime/engine.h"
 
 namespace yolo::gst {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+double micros(Clock::duration d) {
+  return std::chrono::duration<double, std::micro>(d).count();
+}
+double mean(double sum, uint64_t n) {
+  return n ? sum / static_cast<double>(n) : 0.0;
+}
 
 // "0,2,person" -> class ids. Names must exist in the model; throws std::invalid_argument.
 std::vector<int> parse_classes(const std::string& text, const std::map<int, std::string>& names) {
@@ -254,6 +262,7 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   const ElementSettings s = settings();
   if (!have_caps_ || !model_) return GST_FLOW_NOT_NEGOTIATED;
   Pending p;
+  const Clock::time_point entered = Clock::now();
   {
     std::unique_lock<std::mutex> lock(mutex_);
     const size_t limit = 2 * static_cast<size_t>(model_->options().batch_size);
@@ -286,7 +295,7 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
       prepare_input_shape(p.engine);
       const SerialTorchOps serial;  // the cores belong to the batcher's thread (the model)
       PreprocessedBatch batch =
-          preprocess_frames({frame_view_of(mapped.frame, format_)}, preprocess_);
+          preprocess_frames_for_device({frame_view_of(mapped.frame, format_)}, preprocess_);
       p.transform = batch.transforms.front();
       p.result = model_->batcher().submit(producer_, batch.input[0]);
     } catch (const std::exception& e) {
@@ -299,6 +308,9 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (flushing_) return GST_FLOW_FLUSHING;
+    ++stats_.timed_in;
+    stats_.backpressure_us += micros(p.arrived - entered);
+    stats_.preprocess_us += micros(Clock::now() - p.arrived);
     pending_.push_back(std::move(p));
   }
   cv_.notify_all();
@@ -397,7 +409,14 @@ GstStructure* YoloLogic::stats_structure() const {
       "skipped-interval", G_TYPE_UINT64, e.skipped_interval, "skipped-qos", G_TYPE_UINT64,
       e.skipped_qos, "dropped", G_TYPE_UINT64, e.dropped_by_batcher, "model-batches", G_TYPE_UINT64,
       m.batches, "model-frames", G_TYPE_UINT64, m.frames, "largest-batch", G_TYPE_UINT64,
-      m.largest_batch, "model-swaps", G_TYPE_UINT64, m.swaps, nullptr);
+      m.largest_batch, "model-swaps", G_TYPE_UINT64, m.swaps, "mean-backpressure-us", G_TYPE_DOUBLE,
+      mean(e.backpressure_us, e.timed_in), "mean-preprocess-us", G_TYPE_DOUBLE,
+      mean(e.preprocess_us, e.timed_in), "mean-result-wait-us", G_TYPE_DOUBLE,
+      mean(e.result_wait_us, e.timed_out), "mean-postprocess-us", G_TYPE_DOUBLE,
+      mean(e.postprocess_us, e.timed_out), "mean-push-us", G_TYPE_DOUBLE,
+      mean(e.push_us, e.timed_out), "model-mean-queue-wait-us", G_TYPE_DOUBLE, m.mean_queue_wait_us,
+      "model-mean-inference-us", G_TYPE_DOUBLE, m.mean_inference_us, "model-mean-batch",
+      G_TYPE_DOUBLE, m.batches ? static_cast<double>(m.frames) / m.batches : 0.0, nullptr);
 }
 
 NmsOptions YoloLogic::nms_options(const ElementSettings& s,
@@ -437,13 +456,16 @@ void YoloLogic::output_loop() {
 }
 
 std::optional<std::vector<Detection>> YoloLogic::wait_detections(Pending& p,
-                                                                 const ElementSettings& s) {
+                                                                 const ElementSettings& s,
+                                                                 double& waited_us) {
   // Bounded waits so that flushing and stopping are noticed promptly; the batcher itself always
   // completes the future within batch-timeout plus one model call.
+  const Clock::time_point waiting = Clock::now();
   while (p.result.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (flushing_ || stopping_) return std::nullopt;
   }
+  waited_us = micros(Clock::now() - waiting);
   try {
     const torch::Tensor row = p.result.get();
     std::vector<torch::Tensor> kept = non_max_suppression(
@@ -475,8 +497,10 @@ GstFlowReturn YoloLogic::finish(Pending& p, const ElementSettings& s) {
   }
   if (!handoff_offered_) offer_publishing(s);
   std::vector<Detection> detections;
+  double waited_us = 0;
+  const Clock::time_point started = Clock::now();
   if (p.infer) {
-    auto got = wait_detections(p, s);
+    auto got = wait_detections(p, s, waited_us);
     if (!got) {
       std::lock_guard<std::mutex> lock(mutex_);
       return flushing_ || stopping_ ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
@@ -504,7 +528,14 @@ GstFlowReturn YoloLogic::finish(Pending& p, const ElementSettings& s) {
     }
   }
   if (p.infer) publish(p, buffer, detections, s);
-  return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(element_), p.buffer.release());
+  const Clock::time_point pushing = Clock::now();
+  const GstFlowReturn flow = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(element_), p.buffer.release());
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.timed_out;
+  stats_.result_wait_us += waited_us;
+  stats_.postprocess_us += micros(pushing - started) - waited_us;
+  stats_.push_us += micros(Clock::now() - pushing);
+  return flow;
 }
 
 void YoloLogic::publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,

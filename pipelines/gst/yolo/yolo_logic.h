@@ -67,6 +67,15 @@ struct ElementStats {
   uint64_t skipped_interval = 0;  // frames skipped by inference-interval
   uint64_t skipped_qos = 0;       // frames too late for inference (QoS), passed on without it
   uint64_t dropped_by_batcher = 0;
+  // Where a frame's time goes (bench_gst's breakdown), summed over the frames that were timed:
+  //   backpressure  the streaming thread waiting for room (frames in flight at their limit)
+  //   preprocess    mapping, colour conversion, letterbox and the hand-over to the batcher
+  //   result_wait   the output thread waiting for the model's row (queue, batch wait, forward)
+  //   postprocess   NMS, boxes to the frame, metas, drawing and publishing
+  //   push          downstream's time in gst_pad_push
+  uint64_t timed_in = 0, timed_out = 0;  // frames counted in the first two / the last three
+  double backpressure_us = 0, preprocess_us = 0, result_wait_us = 0, postprocess_us = 0,
+         push_us = 0;
 };
 
 class YoloLogic {
@@ -120,8 +129,10 @@ class YoloLogic {
   void announce(Readiness state, const std::string& detail);
   bool should_infer(GstBuffer* buffer, guint64 frame, const ElementSettings& s);
   void output_loop();
-  // The frame's detections, or nullopt when it must not be pushed (flushing, stopping, error).
-  std::optional<std::vector<Detection>> wait_detections(Pending& p, const ElementSettings& s);
+  // The frame's detections, or nullopt when it must not be pushed (flushing, stopping, error);
+  // waited_us: how long the model's row took to come.
+  std::optional<std::vector<Detection>> wait_detections(Pending& p, const ElementSettings& s,
+                                                        double& waited_us);
   GstFlowReturn finish(Pending& p, const ElementSettings& s);
   void publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
                const ElementSettings& s);
