@@ -142,4 +142,13 @@ TEST(InputTensor, RgbNchwScaled) {
   EXPECT_NEAR(x[0][2][3][5].item<float>(), 1.0f, 1e-6);  // B
   EXPECT_NEAR(x[1][1][0][0].item<float>(), 1.0f, 1e-6);  // G of the view
   EXPECT_THROW(yolo::images_to_tensor({a, big}), std::invalid_argument);
+
+  // Every byte value and channel: the same floats, bit for bit, as torch's own chain (flip to
+  // RGB, NCHW, float, divide by 255), which the trainer's tensors were made with before.
+  cv::Mat all(16, 48, CV_8UC3);
+  for (int i = 0; i < 16 * 48 * 3; ++i) all.data[i] = static_cast<uint8_t>((i * 7) % 256);
+  const torch::Tensor hwc = torch::from_blob(all.data, {1, 16, 48, 3}, torch::kUInt8).clone();
+  const torch::Tensor chain =
+      hwc.flip({3}).permute({0, 3, 1, 2}).to(torch::kFloat).div_(255.0).contiguous();
+  EXPECT_TRUE(torch::equal(yolo::images_to_tensor({all}), chain));
 }
