@@ -26,7 +26,6 @@
 
 namespace yolo {
 
-
 struct DevicePreprocessOptions {
   LetterboxOptions letterbox;          // target size and padding, as for the CPU letterbox()
   torch::Device device = torch::kCPU;  // where the work happens and the result lives
