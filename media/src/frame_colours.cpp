@@ -2,6 +2,8 @@
 
 #include <gst/video/video.h>
 
+#include <opencv2/core/utility.hpp>
+
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -88,6 +90,24 @@ FrameColours frame_colours(const GstCaps* caps) {
     colours.range_from_stream = true;
   }
   return colours;
+}
+
+void yuv_frame_to_bgr(const GstVideoFrame& frame, const FrameColours& colours, cv::Mat& bgr) {
+  const bool nv12 = GST_VIDEO_FRAME_FORMAT(&frame) == GST_VIDEO_FORMAT_NV12;
+  const YuvCoefficients c = yuv_coefficients(colours.matrix, colours.range);
+  const int width = bgr.cols;
+  auto plane = [&](int p, int row) {
+    return static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p)) +
+           static_cast<ptrdiff_t>(row) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+  };
+  cv::parallel_for_(cv::Range(0, bgr.rows), [&](const cv::Range& rows) {
+    for (int r = rows.start; r < rows.end; ++r) {
+      const uint8_t* y = plane(0, r);
+      const uint8_t* u = plane(1, r / 2);
+      const uint8_t* v = nv12 ? u + 1 : plane(2, r / 2);
+      yuv_row_to_bgr(y, u, v, nv12 ? 2 : 1, width, c, bgr.ptr(r));
+    }
+  });
 }
 
 void repair_container_range(GstElement* pipeline, const std::string& uri) {

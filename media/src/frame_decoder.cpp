@@ -4,8 +4,6 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
-#include <opencv2/core/utility.hpp>
-
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -100,26 +98,6 @@ std::string missing_decoder_elements(const std::string& description) {
     if (description.find(std::string(e.factory) + " ") != std::string::npos) used.push_back(e);
   }
   return missing_elements_reason(used, "the video decoder");
-}
-
-// A mapped I420 or NV12 frame to BGR with the stream's matrix and range, rows split over
-// OpenCV's threads (a 1080p frame is about 2 million pixels).
-void yuv_frame_to_bgr(const GstVideoFrame& frame, const FrameColours& colours, cv::Mat& bgr) {
-  const bool nv12 = GST_VIDEO_FRAME_FORMAT(&frame) == GST_VIDEO_FORMAT_NV12;
-  const YuvCoefficients c = yuv_coefficients(colours.matrix, colours.range);
-  const int width = bgr.cols;
-  auto plane = [&](int p, int row) {
-    return static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p)) +
-           static_cast<ptrdiff_t>(row) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-  };
-  cv::parallel_for_(cv::Range(0, bgr.rows), [&](const cv::Range& rows) {
-    for (int r = rows.start; r < rows.end; ++r) {
-      const uint8_t* y = plane(0, r);
-      const uint8_t* u = plane(1, r / 2);
-      const uint8_t* v = nv12 ? u + 1 : plane(2, r / 2);
-      yuv_row_to_bgr(y, u, v, nv12 ? 2 : 1, width, c, bgr.ptr(r));
-    }
-  });
 }
 
 cv::Mat sample_to_bgr(GstSample* sample) {

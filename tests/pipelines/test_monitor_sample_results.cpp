@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -113,13 +114,56 @@ TEST_F(SampleResults, BgrFrameHonoursStride) {
     EXPECT_EQ(m.at<cv::Vec3b>(23, 31), cv::Vec3b(31, 23, 7));
   }));
   EXPECT_TRUE(called);
-  // Another format: refused without calling.
-  GstCaps* caps = gst_caps_from_string("video/x-raw,format=RGB,width=2,height=2");
+  // A format the element does not pass on: refused without calling.
+  GstCaps* caps = gst_caps_from_string("video/x-raw,format=GRAY8,width=2,height=2");
   GstBuffer* buffer = gst_buffer_new_allocate(nullptr, 16, nullptr);
-  SamplePtr rgb(gst_sample_new(buffer, caps, nullptr, nullptr));
+  SamplePtr grey(gst_sample_new(buffer, caps, nullptr, nullptr));
   gst_caps_unref(caps);
   gst_buffer_unref(buffer);
-  EXPECT_FALSE(yolo::monitor::with_bgr_frame(rgb.get(), [](const cv::Mat&) { FAIL(); }));
+  EXPECT_FALSE(yolo::monitor::with_bgr_frame(grey.get(), [](const cv::Mat&) { FAIL(); }));
+}
+
+// The monitor's sink gets the decoder's YUV (or the element's other formats): a snapshot
+// converts it, YUV with the caps' colours (grey stays grey, a full-range white is 255).
+TEST_F(SampleResults, OtherFormatsAreConvertedForSnapshots) {
+  auto sample_of = [](const char* caps_text, const std::vector<uint8_t>& bytes) {
+    GstCaps* caps = gst_caps_from_string(caps_text);
+    GstBuffer* buffer = gst_buffer_new_allocate(nullptr, bytes.size(), nullptr);
+    gst_buffer_fill(buffer, 0, bytes.data(), bytes.size());
+    SamplePtr s(gst_sample_new(buffer, caps, nullptr, nullptr));
+    gst_caps_unref(caps);
+    gst_buffer_unref(buffer);
+    return s;
+  };
+  // An I420 frame of flat Y, U, V laid out as GStreamer lays out these caps.
+  auto flat_i420 = [](const char* caps_text, uint8_t y, uint8_t uv) {
+    GstCaps* caps = gst_caps_from_string(caps_text);
+    GstVideoInfo info;
+    EXPECT_TRUE(gst_video_info_from_caps(&info, caps));
+    gst_caps_unref(caps);
+    std::vector<uint8_t> bytes(GST_VIDEO_INFO_SIZE(&info), uv);
+    std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(GST_VIDEO_INFO_PLANE_OFFSET(&info, 0)),
+                GST_VIDEO_INFO_PLANE_STRIDE(&info, 0) * GST_VIDEO_INFO_HEIGHT(&info), y);
+    return bytes;
+  };
+  auto centre = [](GstSample* s) {
+    cv::Vec3b got(1, 2, 3);
+    EXPECT_TRUE(yolo::monitor::with_bgr_frame(s, [&](const cv::Mat& m) {
+      EXPECT_EQ(m.type(), CV_8UC3);
+      got = m.at<cv::Vec3b>(1, 1);
+    }));
+    return got;
+  };
+  // Y 126, U = V = 128: BT.601 limited grey 128 (no colorimetry: FFmpeg's default).
+  const char* grey = "video/x-raw,format=I420,width=8,height=8";
+  EXPECT_EQ(centre(sample_of(grey, flat_i420(grey, 126, 128)).get()), cv::Vec3b(128, 128, 128));
+  const char* full = "video/x-raw,format=I420,width=8,height=8,colorimetry=1:4:7:1";
+  EXPECT_EQ(centre(sample_of(full, flat_i420(full, 255, 128)).get()), cv::Vec3b(255, 255, 255));
+  // 4x4 RGBx of R=10, G=20, B=30.
+  std::vector<uint8_t> rgbx;
+  for (int i = 0; i < 16; ++i) rgbx.insert(rgbx.end(), {10, 20, 30, 0});
+  EXPECT_EQ(centre(sample_of("video/x-raw,format=RGBx,width=4,height=4", rgbx).get()),
+            cv::Vec3b(30, 20, 10));
 }
 
 // The service's sample handler: each sample is published (frame numbers per stream), written as

@@ -46,7 +46,7 @@ class SourceDescription : public ::testing::Test {
 }  // namespace
 
 // The whole pipeline: leaky one-buffer queue after the decoder, the decoder's own YUV (or a
-// format the element takes) into the owner's fragment, BGR after it for the sink.
+// format the element takes) into the owner's fragment, then the sink.
 TEST_F(SourceDescription, WholePipeline) {
   const std::string d = yolo::monitor::pipeline_description(stream("rtsp://cam/x"), {},
                                                             "yolo model=m.pt stream-id=cam");
@@ -56,13 +56,13 @@ TEST_F(SourceDescription, WholePipeline) {
             "rtspsrc location=\"rtsp://cam/x\" protocols=tcp latency=200 ! decodebin ! queue "
             "name=leaky leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 ! "
             "videoconvert ! video/x-raw,format={ I420, NV12, BGR, BGRx, BGRA, RGB, RGBx, RGBA } "
-            "! yolo model=m.pt stream-id=cam ! videoconvert name=to_bgr ! video/x-raw,format=BGR "
-            "! appsink name=sink sync=false max-buffers=1 drop=true");
+            "! yolo model=m.pt stream-id=cam ! appsink name=sink sync=false max-buffers=1 "
+            "drop=true");
   // Files are paced by clocksync; no inference fragment means straight to the sink.
   const std::string f = yolo::monitor::pipeline_description(stream("/v/a.mp4"), {}, "");
   EXPECT_NE(f.find("decodebin ! clocksync ! queue name=leaky leaky=downstream"), std::string::npos)
       << f;
-  EXPECT_NE(f.find("format=BGR ! appsink name=sink"), std::string::npos) << f;
+  EXPECT_NE(f.find("RGBA } ! appsink name=sink"), std::string::npos) << f;
 }
 
 // Every kind parses, with identity standing in for the yolo element.

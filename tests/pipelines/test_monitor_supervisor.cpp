@@ -17,6 +17,7 @@
 #include "rtsp_test_server.h"
 #include "test_files.h"
 #include "yolo/monitor/pipeline_description.h"
+#include "yolo/monitor/sample_results.h"
 #include "yolo/monitor/stream_supervisor.h"
 
 using namespace std::chrono_literals;
@@ -77,16 +78,16 @@ struct Recorder {
   std::mutex mutex;
   std::vector<StreamState> states;
   std::atomic<int> samples{0};
-  std::atomic<int> bgr_samples{0};
+  std::atomic<int> snapshot_ready{0};  // samples with_bgr_frame can make a BGR picture of
   std::atomic<int> roi_metas{0};
 
   StreamSupervisor::Callbacks callbacks() {
     StreamSupervisor::Callbacks c;
     c.on_sample = [this](GstSample* sample) {
       ++samples;
-      const GstStructure* s = gst_caps_get_structure(gst_sample_get_caps(sample), 0);
-      const char* format = gst_structure_get_string(s, "format");
-      if (format && std::string(format) == "BGR") ++bgr_samples;
+      if (yolo::monitor::with_bgr_frame(sample,
+                                        [](const cv::Mat& bgr) { EXPECT_EQ(bgr.type(), CV_8UC3); }))
+        ++snapshot_ready;
       GstBuffer* buffer = gst_sample_get_buffer(sample);
       if (buffer && gst_buffer_get_video_region_of_interest_meta_id(buffer, 0)) ++roi_metas;
     };
@@ -127,7 +128,8 @@ void add_fake_detections(GstElement* pipeline) {
 
 }  // namespace
 
-// A live RTSP camera: starting, then running with BGR frames, fps and a last-frame age; the
+// A live RTSP camera: starting, then running with frames a snapshot can be made of (the
+// decoder's YUV, converted on demand), fps and a last-frame age; the
 // owner's pipeline hook sees the inference element; stop() ends in `stopped`.
 TEST(StreamSupervisor, RunsAnRtspStream) {
   yolo::testing::RtspTestServer server;
@@ -145,7 +147,7 @@ TEST(StreamSupervisor, RunsAnRtspStream) {
   EXPECT_EQ(stats.retries, 0u);
   ASSERT_TRUE(stats.last_frame_age);
   EXPECT_LT(*stats.last_frame_age, fast_options().stall_timeout);
-  EXPECT_EQ(rec.bgr_samples.load(), rec.samples.load());
+  EXPECT_EQ(rec.snapshot_ready.load(), rec.samples.load());
   EXPECT_GE(stats.source_frames, stats.frames);  // counted at the leaky queue, before the sink
   EXPECT_GT(rec.roi_metas.load(), 0);            // metas added before the appsink reach the owner
   EXPECT_TRUE(eventually([&] { return sup.stats().fps > 0; }, 5s));
@@ -326,8 +328,8 @@ yolo::monitor::StreamConfig config_for(const std::string& uri) {
   return yolo::monitor::stream_from_json({{"id", "v"}, {"uri", uri}});
 }
 
-// A file and the same file over HTTP run through the descriptions the service builds: frames
-// arrive as BGR, and the file is replayed when it ends.
+// A file and the same file over HTTP run through the descriptions the service builds: every
+// frame can be made a BGR snapshot of, and the file is replayed when it ends.
 TEST(StreamSupervisor, FileAndHttpSources) {
   yolo::testing::TempDir dir("supervisor_file");
   const std::string video = (dir.path / "clip one.avi").string();  // a space: quoting holds
@@ -342,7 +344,7 @@ TEST(StreamSupervisor, FileAndHttpSources) {
   file.start();
   ASSERT_TRUE(eventually([&] { return file.stats().retries >= 1 && file_rec.samples > 30; }))
       << yolo::monitor::to_json(file.stats()).dump();
-  EXPECT_EQ(file_rec.bgr_samples.load(), file_rec.samples.load());
+  EXPECT_EQ(file_rec.snapshot_ready.load(), file_rec.samples.load());
   EXPECT_EQ(file.stats().last_error, "end of stream");  // replayed after the end
   file.stop();
 

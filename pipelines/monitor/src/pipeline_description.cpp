@@ -16,12 +16,10 @@ std::string pipeline_description(const StreamConfig& stream, const SourceOptions
   return fmt::format(
       "{}{} ! queue name={} leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 "
       "! videoconvert ! video/x-raw,format={{ I420, NV12, BGR, BGRx, BGRA, RGB, RGBx, RGBA }} ! "
-      "{}videoconvert name={} ! video/x-raw,format=BGR ! appsink name={} sync=false "
-      "max-buffers=1 drop=true",
+      "{}appsink name={} sync=false max-buffers=1 drop=true",
       media::source_description(stream.kind, stream.uri, options),
       stream.kind == SourceKind::kFile ? " ! clocksync" : "", kLeakyQueueName,
-      inference_fragment.empty() ? std::string() : inference_fragment + " ! ", kToBgrName,
-      kAppSinkName);
+      inference_fragment.empty() ? std::string() : inference_fragment + " ! ", kAppSinkName);
 }
 
 StreamPipeline::StreamPipeline(std::string launch_text)

@@ -5,6 +5,9 @@
 #include <gst/video/video.h>
 
 #include <chrono>
+#include <opencv2/imgproc.hpp>
+
+#include "yolo/media/frame_colours.h"
 
 namespace yolo::monitor {
 
@@ -32,18 +35,53 @@ bool with_bgr_frame(GstSample* sample, const std::function<void(const cv::Mat& b
   GstVideoInfo info;
   GstCaps* caps = gst_sample_get_caps(sample);
   GstBuffer* buffer = gst_sample_get_buffer(sample);
-  if (!caps || !buffer || !gst_video_info_from_caps(&info, caps) ||
-      GST_VIDEO_INFO_FORMAT(&info) != GST_VIDEO_FORMAT_BGR) {
-    return false;
+  if (!caps || !buffer || !gst_video_info_from_caps(&info, caps)) return false;
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
+  // cvtColor codes from the packed formats the `yolo` element passes on; 0: BGR itself.
+  int packed_code = -1;
+  switch (format) {
+    case GST_VIDEO_FORMAT_BGR:
+      packed_code = 0;
+      break;
+    case GST_VIDEO_FORMAT_RGB:
+      packed_code = cv::COLOR_RGB2BGR;
+      break;
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_BGRA:
+      packed_code = cv::COLOR_BGRA2BGR;
+      break;
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_RGBA:
+      packed_code = cv::COLOR_RGBA2BGR;
+      break;
+    case GST_VIDEO_FORMAT_I420:
+    case GST_VIDEO_FORMAT_NV12:
+      break;
+    default:
+      return false;
   }
   GstVideoFrame frame;
   if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) return false;
-  // Upstream may pad rows: the Mat takes the stride from the frame, not width * 3.
-  const cv::Mat bgr(GST_VIDEO_FRAME_HEIGHT(&frame), GST_VIDEO_FRAME_WIDTH(&frame), CV_8UC3,
-                    GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
-                    static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0)));
+  const int w = GST_VIDEO_FRAME_WIDTH(&frame), h = GST_VIDEO_FRAME_HEIGHT(&frame);
   try {
-    use(bgr);
+    if (packed_code < 0) {
+      // YUV with the stream's colours (the element's and predict's conversion).
+      cv::Mat bgr(h, w, CV_8UC3);
+      media::yuv_frame_to_bgr(frame, media::frame_colours(caps), bgr);
+      use(bgr);
+    } else {
+      // Upstream may pad rows: the Mat takes the stride from the frame, not width * bytes.
+      const cv::Mat pixels(h, w, CV_8UC(GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, 0)),
+                           GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
+                           static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0)));
+      if (packed_code == 0) {
+        use(pixels);
+      } else {
+        cv::Mat bgr;
+        cv::cvtColor(pixels, bgr, packed_code);
+        use(bgr);
+      }
+    }
   } catch (...) {
     gst_video_frame_unmap(&frame);
     throw;

@@ -85,7 +85,6 @@ std::string owner_name(GstPad* pad) {
 // Makes `elements` from their typed settings, adds them to `bin` and links them, in order,
 // between `sink` and the pad that feeds it (each needs an always sink and src pad, as filters
 // have). The problem, or "" when they are in place.
-// Links `elements` in front of `sink` (the to_bgr videoconvert, or the appsink).
 std::string link_in_front_of(GstBin* bin, GstElement* sink,
                              const std::vector<ElementSpec>& elements) {
   if (elements.empty()) return "";
@@ -321,9 +320,8 @@ void StreamSupervisor::Impl::build() {
   }
   // Full-range MP4 files are read as full range (frame_colours.h says why this is needed).
   media::repair_container_range(element.get(), spec.source_uri);
-  ElementPtr to_bgr(gst_bin_get_by_name(GST_BIN(element.get()), kToBgrName));
   const std::string not_linked =
-      link_in_front_of(GST_BIN(element.get()), to_bgr ? to_bgr.get() : sink.get(), spec.inference);
+      link_in_front_of(GST_BIN(element.get()), sink.get(), spec.inference);
   if (!not_linked.empty()) {
     return fail(fmt::format("the pipeline cannot be built: {}", not_linked),
                 StreamState::kReconnecting);

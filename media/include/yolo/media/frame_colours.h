@@ -8,6 +8,9 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <opencv2/core/mat.hpp>
 
 #include <string>
 
@@ -25,6 +28,11 @@ struct FrameColours {
 // From raw video caps' "colorimetry" field. Matrices other than BT.601 and BT.709 (BT.2020,
 // SMPTE 240M, RGB) are taken as BT.709, their closest supported neighbour for 8-bit video.
 FrameColours frame_colours(const GstCaps* caps);
+
+// A mapped I420 or NV12 frame to BGR (`bgr`: allocated by the caller, the frame's size, CV_8UC3)
+// with these colours (yuv_colour.h's integer conversion), rows split over OpenCV's threads (a
+// 1080p frame is about 2 million pixels).
+void yuv_frame_to_bgr(const GstVideoFrame& frame, const FrameColours& colours, cv::Mat& bgr);
 
 // Watches a pipeline for MP4/MOV demuxers (qtdemux) and repairs the range their video caps
 // report. Why: GStreamer 1.22's qtdemux reads the full-range bit of the 'colr' box from the wrong

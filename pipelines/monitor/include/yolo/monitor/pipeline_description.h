@@ -4,18 +4,19 @@
 //
 //   ! queue name=leaky leaky=downstream max-size-buffers=1 ... ! videoconvert
 //   ! video/x-raw,format={ I420, NV12, BGR, ... the `yolo` element's formats }
-//   ! <inference fragment> ! videoconvert name=to_bgr ! video/x-raw,format=BGR
-//   ! appsink name=sink ...
+//   ! <inference fragment> ! appsink name=sink ...
 //
 // The one-buffer leaky queue sits right after the decoder: the decoder never waits for the
 // model, so a slow model drops frames instead of building up delay, and frames that are dropped
 // are never converted. The inference fragment is the owner's (the `yolo` element with its
 // properties; `identity` in tests; empty for none). It gets the decoder's own 4:2:0 frames (the
-// first videoconvert passes them through and converts only formats the element does not take),
-// so the element converts them with the stream's colorimetry: videoconvert's own YUV -> BGR is
+// videoconvert passes them through and converts only formats the element does not take), so
+// the element converts them with the stream's colorimetry: videoconvert's own YUV -> BGR is
 // several levels off (media/frame_colours.h), and the model would see other colours than
-// `yolo-trainer predict` and Ultralytics do on the same video. BGR is made after the inference,
-// for the appsink's snapshots only.
+// `yolo-trainer predict` and Ultralytics do on the same video. The appsink takes the frames as
+// they are: no frame is converted to BGR unless a snapshot needs it (with_bgr_frame), and a
+// conversion after the element would drop its detection metas (videoconvert keeps only metas
+// without size or orientation tags).
 //
 // The supervisor does not parse the inference as text: a StreamPipeline is the description
 // without it, and the inference elements with their typed settings (element_spec.h), which the
@@ -38,9 +39,6 @@ inline constexpr char kAppSinkName[] = "sink";
 // has it, frames entering it are counted as source frames, which tells a stalled source from a
 // blocked inference.
 inline constexpr char kLeakyQueueName[] = "leaky";
-// Name of the videoconvert after the inference; the supervisor links the inference elements in
-// front of it (in front of the appsink when a description has none).
-inline constexpr char kToBgrName[] = "to_bgr";
 
 using media::quote_gst_value;
 using media::SourceOptions;
@@ -62,7 +60,7 @@ struct StreamPipeline {
   // elements, where text is the natural form (the parser links decodebin's pads as they come).
   std::string launch;
   // Made from their typed settings (make_element) and linked, in this order, in front of the
-  // element named kToBgrName (or the appsink); none: `launch` is built as it is.
+  // appsink; none: the appsink stays where `launch` puts it.
   std::vector<ElementSpec> inference;
   // The whole pipeline as one gst-launch description, `inference` in place, for logs and for
   // running it by hand (gst-launch-1.0 '<description>'). Not what is built.

@@ -23,9 +23,11 @@ namespace yolo::monitor {
 FrameResult frame_result_from_sample(GstSample* sample, const std::string& stream_id,
                                      int64_t frame);
 
-// Maps the sample's buffer (video/x-raw, format=BGR) and calls `use` with a Mat over its pixels
-// (no copy; valid only during the call, honouring the row stride). Returns false, without
-// calling, for other formats or a buffer that cannot be mapped.
+// Maps the sample's buffer and calls `use` with its pixels as BGR, valid only during the call:
+// a BGR frame is viewed in place (no copy, honouring the row stride); the other formats the
+// `yolo` element passes on (RGB, BGRx, BGRA, RGBx, RGBA, and I420 / NV12 with the stream's
+// colours, media/frame_colours.h) are converted first. Returns false, without calling, for
+// other formats or a buffer that cannot be mapped.
 bool with_bgr_frame(GstSample* sample, const std::function<void(const cv::Mat& bgr)>& use);
 
 }  // namespace yolo::monitor
