@@ -94,19 +94,21 @@ FrameColours frame_colours(const GstCaps* caps) {
 
 void yuv_frame_to_bgr(const GstVideoFrame& frame, const FrameColours& colours, cv::Mat& bgr) {
   const bool nv12 = GST_VIDEO_FRAME_FORMAT(&frame) == GST_VIDEO_FORMAT_NV12;
-  const YuvCoefficients c = yuv_coefficients(colours.matrix, colours.range);
-  const int width = bgr.cols;
-  auto plane = [&](int p, int row) {
-    return static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p)) +
-           static_cast<ptrdiff_t>(row) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+  auto data = [&](int p) {
+    return static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
   };
+  YuvPlanes planes;
+  planes.y = data(0);
+  planes.u = data(1);
+  planes.v = nv12 ? planes.u + 1 : data(2);
+  planes.y_stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
+  planes.u_stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 1);
+  planes.v_stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, nv12 ? 1 : 2);
+  planes.interleaved = nv12;
+  planes.width = bgr.cols;
+  const YuvCoefficients c = yuv_coefficients(colours.matrix, colours.range);
   cv::parallel_for_(cv::Range(0, bgr.rows), [&](const cv::Range& rows) {
-    for (int r = rows.start; r < rows.end; ++r) {
-      const uint8_t* y = plane(0, r);
-      const uint8_t* u = plane(1, r / 2);
-      const uint8_t* v = nv12 ? u + 1 : plane(2, r / 2);
-      yuv_row_to_bgr(y, u, v, nv12 ? 2 : 1, width, c, bgr.ptr(r));
-    }
+    yuv_rows_to_bgr(planes, c, rows.start, rows.end, bgr.data, bgr.step[0]);
   });
 }
 

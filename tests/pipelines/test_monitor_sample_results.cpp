@@ -157,6 +157,9 @@ TEST_F(SampleResults, OtherFormatsAreConvertedForSnapshots) {
   // Y 126, U = V = 128: BT.601 limited grey 128 (no colorimetry: FFmpeg's default).
   const char* grey = "video/x-raw,format=I420,width=8,height=8";
   EXPECT_EQ(centre(sample_of(grey, flat_i420(grey, 126, 128)).get()), cv::Vec3b(128, 128, 128));
+  // An odd size (no `yolo` element to refuse it): chroma planes rounded up, converted all the same.
+  const char* odd = "video/x-raw,format=I420,width=7,height=5";
+  EXPECT_EQ(centre(sample_of(odd, flat_i420(odd, 126, 128)).get()), cv::Vec3b(128, 128, 128));
   const char* full = "video/x-raw,format=I420,width=8,height=8,colorimetry=1:4:7:1";
   EXPECT_EQ(centre(sample_of(full, flat_i420(full, 255, 128)).get()), cv::Vec3b(255, 255, 255));
   // 4x4 RGBx of R=10, G=20, B=30.

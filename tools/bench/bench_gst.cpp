@@ -585,28 +585,40 @@ Row engine_baseline(const fs::path& model, const std::vector<cv::Mat>& frames, f
   return r;
 }
 
-int run(int argc, char** argv) {
-  yolo::log::init();
-  gst_init(&argc, &argv);
-  const Args args = parse(argc, argv);
-  yolo::apply_thread_setting(0);  // every core for LibTorch, as yolo-trainer does
-  fs::create_directories(args.out);
-  if (!gst_element_factory_find("yolo"))
-    throw std::runtime_error(
-        "the yolo element is not found: set GST_PLUGIN_PATH=<build>/gst-plugins");
+// One stream count's row (I420 in, or BGR in) from its rounds: medians, and each round's
+// ratio to the I420 run of the same round.
+Row streams_row(const std::vector<std::vector<ProbedRun>>& runs, size_t v, bool bgr_input, int n) {
+  std::vector<double> fps, p50, p99, cpu, paired;
+  for (size_t r = 0; r < runs[v].size(); ++r) {
+    const ProbedRun& run = runs[v][r];
+    fps.push_back(steady_fps(run.probes));
+    const std::vector<double> all = all_latencies(run);
+    p50.push_back(percentile(all, 0.5));
+    p99.push_back(percentile(all, 0.99));
+    cpu.push_back(run.cpu_percent);
+    paired.push_back(fps.back() / steady_fps(runs[0][r].probes));
+  }
+  Row row{fmt::format("{} stream{} through yolo (batch-size {}){}", n, n > 1 ? "s" : "", n,
+                      bgr_input ? ", BGR in" : ""),
+          median(fps), median(paired), *std::min_element(paired.begin(), paired.end()),
+          *std::max_element(paired.begin(), paired.end())};
+  row.p50_ms = median(p50);
+  row.p99_ms = median(p99);
+  row.cpu_percent = median(cpu);
+  row.stages = runs[v][runs[v].size() / 2].stages;  // one round's, for the breakdown
+  return row;
+}
 
-  fs::path video = args.video;
-  if (!args.pan_photo.empty()) video = pan_video(args.pan_photo, args.out, args.frames);
-  if (video.empty()) video = synthetic_video(args.out / "synthetic", args.frames, 30);
+struct StreamRows {
+  std::vector<Row> rows;   // as fast as they go, with a "timed from PLAYING" row each
+  std::vector<Row> paced;  // paced as live cameras
+};
 
-  const fs::path model = args.model.empty() ? export_untrained(args) : fs::path(args.model);
-  const float conf = args.conf;
-  const std::vector<cv::Mat> frames = decode(video);
-  const size_t frame_count = frames.size();
-  std::vector<Row> rows;
-  std::vector<Row> paced_rows;
-  // Each stream count in `stream_rounds` rounds, I420 then (--compare-bgr) BGR into the element
-  // in each: medians, and each BGR run's ratio to the I420 run of its round.
+// Each stream count in `stream_rounds` rounds, I420 then (--compare-bgr) BGR into the element in
+// each; then the same count paced as live cameras.
+StreamRows measure_streams(const Args& args, const fs::path& video, const fs::path& model,
+                           size_t frame_count) {
+  StreamRows out;
   const std::vector<bool> inputs =
       args.compare_bgr ? std::vector<bool>{false, true} : std::vector<bool>{false};
   for (int n : args.streams) {
@@ -614,7 +626,7 @@ int run(int argc, char** argv) {
     for (int r = 0; r < args.stream_rounds; ++r) {
       for (size_t v = 0; v < inputs.size(); ++v) {
         runs[v].push_back(
-            run_probed(streams_pipeline(video, model, conf, n, false,
+            run_probed(streams_pipeline(video, model, args.conf, n, false,
                                         fmt::format("bench{}-{}-{}", n, r, v), inputs[v]),
                        n));
         fmt::print(stderr, "round {}/{}: {} stream(s), {} in: {:.2f} frames/s\n", r + 1,
@@ -622,58 +634,31 @@ int run(int argc, char** argv) {
                    steady_fps(runs[v].back().probes));
       }
     }
+    double i420_fps = 0;
     for (size_t v = 0; v < inputs.size(); ++v) {
-      std::vector<double> fps, p50, p99, cpu, whole, paired;
-      for (size_t r = 0; r < runs[v].size(); ++r) {
-        const ProbedRun& run = runs[v][r];
-        fps.push_back(steady_fps(run.probes));
-        const std::vector<double> all = all_latencies(run);
-        p50.push_back(percentile(all, 0.5));
-        p99.push_back(percentile(all, 0.99));
-        cpu.push_back(run.cpu_percent);
+      std::vector<double> whole;
+      for (const ProbedRun& run : runs[v])
         whole.push_back(static_cast<double>(n) * frame_count / run.seconds);
-        paired.push_back(fps.back() / steady_fps(runs[0][r].probes));
-      }
-      Row row{fmt::format("{} stream{} through yolo (batch-size {}){}", n, n > 1 ? "s" : "", n,
-                          inputs[v] ? ", BGR in" : ""),
-              median(fps), median(paired), *std::min_element(paired.begin(), paired.end()),
-              *std::max_element(paired.begin(), paired.end())};
-      row.p50_ms = median(p50);
-      row.p99_ms = median(p99);
-      row.cpu_percent = median(cpu);
-      row.stages = runs[v][runs[v].size() / 2].stages;  // one round's, for the breakdown
-      rows.push_back(row);
-      rows.push_back({"  the same, timed from PLAYING (load and warm-up in)", median(whole)});
+      out.rows.push_back(streams_row(runs, v, inputs[v], n));
+      if (v == 0) i420_fps = out.rows.back().fps;
+      out.rows.push_back({"  the same, timed from PLAYING (load and warm-up in)", median(whole)});
     }
     // Half the per-stream rate the I420 row reached: a load the element keeps up with, on the
     // same content (the pan video again at that rate, or the synthetic one).
-    const double fps = rows[rows.size() - 2 * inputs.size()].fps;
-    const int paced_fps = std::max(1, static_cast<int>(fps / n / 2));
+    const int paced_fps = std::max(1, static_cast<int>(i420_fps / n / 2));
     const fs::path paced_video =
         args.pan_photo.empty()
             ? synthetic_video(args.out / fmt::format("synthetic-{}fps", paced_fps), args.frames,
                               paced_fps)
             : pan_video(args.pan_photo, args.out, args.frames, paced_fps);
-    paced_rows.push_back(paced_row(paced_video, model, conf, n, paced_fps));
+    out.paced.push_back(paced_row(paced_video, model, args.conf, n, paced_fps));
   }
+  return out;
+}
 
-  const std::vector<Row> tracking_rows = args.trackers.empty() && args.analytics.empty()
-                                             ? std::vector<Row>{}
-                                             : staged_rows(args, video, model, frame_count);
-  const std::vector<Row> rect = args.rect_rounds > 0 ? rect_rows(args, video) : std::vector<Row>{};
-  // Last, and on the main thread: the engine's best case. libgomp lets idle CPU workers spin
-  // between ops only while the process holds no more of them than there are cores, counting
-  // the main thread; a model on any other thread (the element's batcher) gets parked workers
-  // when threads = cores.
-  rows.insert(rows.begin(), engine_baseline(model, frames, conf));
-
-  fmt::print(
-      "\nyolo element vs bare engine: {} at {}, {} ({} frames per stream), conf {}, CPU, {} "
-      "threads\n\n",
-      args.model.empty() ? "yolov8n (untrained)" : model.filename().string(),
-      args.model.empty() ? std::to_string(args.imgsz) : "its export size",
-      args.video.empty() ? "640x360 H.264 synthetic video" : video.filename().string(), frame_count,
-      conf, yolo::torch_threads());
+// The stream rows against the baseline (rows[0]), the paced rows' latencies, and where a
+// frame's time goes in each.
+void print_stream_tables(const std::vector<Row>& rows, const std::vector<Row>& paced_rows) {
   fmt::print("| {:<56} | {:>9} | {:>17} | {:>8} | {:>8} | {:>6} | {:>22} |\n", "what", "frames/s",
              "ratio to engine", "p50 ms", "p99 ms", "CPU %", "to I420 in, per round");
   fmt::print("|{:-<58}|{:->11}|{:->19}|{:->10}|{:->10}|{:->8}|{:->24}|\n", "", "", "", "", "", "",
@@ -718,6 +703,47 @@ int run(int argc, char** argv) {
     if (r.stages.model_batch > 0) print_stages(r);
   for (const auto& r : paced_rows)
     if (r.stages.model_batch > 0) print_stages(r);
+}
+
+int run(int argc, char** argv) {
+  yolo::log::init();
+  gst_init(&argc, &argv);
+  const Args args = parse(argc, argv);
+  yolo::apply_thread_setting(0);  // every core for LibTorch, as yolo-trainer does
+  fs::create_directories(args.out);
+  if (!gst_element_factory_find("yolo"))
+    throw std::runtime_error(
+        "the yolo element is not found: set GST_PLUGIN_PATH=<build>/gst-plugins");
+
+  fs::path video = args.video;
+  if (!args.pan_photo.empty()) video = pan_video(args.pan_photo, args.out, args.frames);
+  if (video.empty()) video = synthetic_video(args.out / "synthetic", args.frames, 30);
+
+  const fs::path model = args.model.empty() ? export_untrained(args) : fs::path(args.model);
+  const float conf = args.conf;
+  const std::vector<cv::Mat> frames = decode(video);
+  const size_t frame_count = frames.size();
+  StreamRows streams = measure_streams(args, video, model, frame_count);
+  std::vector<Row>& rows = streams.rows;
+  const std::vector<Row> tracking_rows = args.trackers.empty() && args.analytics.empty()
+                                             ? std::vector<Row>{}
+                                             : staged_rows(args, video, model, frame_count);
+  const std::vector<Row> rect = args.rect_rounds > 0 ? rect_rows(args, video) : std::vector<Row>{};
+  // Last, and on the main thread: the engine's best case. libgomp lets idle CPU workers spin
+  // between ops only while the process holds no more of them than there are cores, counting
+  // the main thread; a model on any other thread (the element's batcher) gets parked workers
+  // when threads = cores.
+  rows.insert(rows.begin(), engine_baseline(model, frames, conf));
+
+  fmt::print(
+      "\nyolo element vs bare engine: {} at {}, {} ({} frames per stream), conf {}, CPU, {} "
+      "threads\n\n",
+      args.model.empty() ? "yolov8n (untrained)" : model.filename().string(),
+      args.model.empty() ? std::to_string(args.imgsz) : "its export size",
+      args.video.empty() && args.pan_photo.empty() ? "640x360 H.264 synthetic video"
+                                                   : video.filename().string(),
+      frame_count, conf, yolo::torch_threads());
+  print_stream_tables(rows, streams.paced);
   if (!tracking_rows.empty()) {
     fmt::print("\ntracking: medians of {} alternating rounds\n\n", args.rounds);
     fmt::print("| {:<56} | {:>9} | {:>28} | {:>14} |\n", "what", "frames/s",

@@ -178,11 +178,7 @@ SequenceInfo read_sequence_info(const std::filesystem::path& path) {
   SequenceInfo info;
   std::string line, section;
   for (int number = 1; std::getline(in, line); ++number) {
-    const auto trim = [](std::string t) {
-      const size_t a = t.find_first_not_of(" \t\r"), b = t.find_last_not_of(" \t\r");
-      return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
-    };
-    line = trim(line);
+    line = std::string(trim(line));
     if (line.empty() || line[0] == ';' || line[0] == '#') continue;
     if (line.front() == '[' && line.back() == ']') {
       section = line.substr(1, line.size() - 2);
@@ -190,7 +186,8 @@ SequenceInfo read_sequence_info(const std::filesystem::path& path) {
     }
     const size_t eq = line.find('=');
     if (section != "Sequence" || eq == std::string::npos) continue;
-    const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+    const std::string key(trim(std::string_view(line).substr(0, eq)));
+    const std::string value(trim(std::string_view(line).substr(eq + 1)));
     const auto number_of = [&](auto& out) {
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
       if (ec != std::errc() || end != value.data() + value.size())

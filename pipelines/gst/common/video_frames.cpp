@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "yolo/media/frame_colours.h"
+#include "yolo/runtime/mat_frame_view.h"
 
 namespace yolo::gst {
 namespace {
@@ -135,43 +136,10 @@ void set_yuv_colorimetry(const GstCaps* caps, DevicePreprocessOptions& options) 
 }
 
 cv::Mat frame_to_bgr(const GstVideoFrame& frame, PixelFormat format) {
-  const int w = GST_VIDEO_FRAME_WIDTH(&frame), h = GST_VIDEO_FRAME_HEIGHT(&frame);
-  cv::Mat bgr;
-  switch (format) {
-    case PixelFormat::kBGR:
-      plane_mat(frame, 0, h, w, CV_8UC3).copyTo(bgr);
-      break;
-    case PixelFormat::kRGB:
-      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC3), bgr, cv::COLOR_RGB2BGR);
-      break;
-    case PixelFormat::kBGRx:
-    case PixelFormat::kBGRA:
-      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC4), bgr, cv::COLOR_BGRA2BGR);
-      break;
-    case PixelFormat::kRGBx:
-    case PixelFormat::kRGBA:
-      cv::cvtColor(plane_mat(frame, 0, h, w, CV_8UC4), bgr, cv::COLOR_RGBA2BGR);
-      break;
-    case PixelFormat::kNV12:
-    case PixelFormat::kI420: {
-      // cv::cvtColor wants the planes stacked without padding: copy them row by row.
-      cv::Mat yuv(h * 3 / 2, w, CV_8UC1);
-      plane_mat(frame, 0, h, w, CV_8UC1).copyTo(yuv.rowRange(0, h));
-      if (format == PixelFormat::kNV12) {
-        plane_mat(frame, 1, h / 2, w, CV_8UC1).copyTo(yuv.rowRange(h, h + h / 2));
-        cv::cvtColor(yuv, bgr, cv::COLOR_YUV2BGR_NV12);
-      } else {
-        const int quarter = (w / 2) * (h / 2);
-        cv::Mat u(h / 2, w / 2, CV_8UC1, yuv.ptr(h));
-        cv::Mat v(h / 2, w / 2, CV_8UC1, yuv.ptr(h) + quarter);
-        plane_mat(frame, 1, h / 2, w / 2, CV_8UC1).copyTo(u);
-        plane_mat(frame, 2, h / 2, w / 2, CV_8UC1).copyTo(v);
-        cv::cvtColor(yuv, bgr, cv::COLOR_YUV2BGR_I420);
-      }
-      break;
-    }
-  }
-  return bgr;
+  cv::Mat converted;
+  const cv::Mat bgr =
+      bgr_of_frame(frame_view_of(frame, format), YuvMatrix::kBT601, YuvRange::kLimited, converted);
+  return converted.empty() ? bgr.clone() : converted;  // owned either way
 }
 
 cv::Mat grey_of(const GstVideoFrame& frame, PixelFormat format) {

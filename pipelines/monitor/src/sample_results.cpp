@@ -5,9 +5,10 @@
 #include <gst/video/video.h>
 
 #include <chrono>
-#include <opencv2/imgproc.hpp>
+#include <optional>
 
 #include "yolo/media/frame_colours.h"
+#include "yolo/runtime/mat_frame_view.h"
 
 namespace yolo::monitor {
 
@@ -31,57 +32,57 @@ FrameResult frame_result_from_sample(GstSample* sample, const std::string& strea
   return r;
 }
 
+namespace {
+
+// The formats the `yolo` element passes on; nullopt for others.
+std::optional<PixelFormat> pixel_format_of(GstVideoFormat format) {
+  switch (format) {
+    case GST_VIDEO_FORMAT_BGR:
+      return PixelFormat::kBGR;
+    case GST_VIDEO_FORMAT_RGB:
+      return PixelFormat::kRGB;
+    case GST_VIDEO_FORMAT_BGRx:
+      return PixelFormat::kBGRx;
+    case GST_VIDEO_FORMAT_BGRA:
+      return PixelFormat::kBGRA;
+    case GST_VIDEO_FORMAT_RGBx:
+      return PixelFormat::kRGBx;
+    case GST_VIDEO_FORMAT_RGBA:
+      return PixelFormat::kRGBA;
+    case GST_VIDEO_FORMAT_I420:
+      return PixelFormat::kI420;
+    case GST_VIDEO_FORMAT_NV12:
+      return PixelFormat::kNV12;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 bool with_bgr_frame(GstSample* sample, const std::function<void(const cv::Mat& bgr)>& use) {
   GstVideoInfo info;
   GstCaps* caps = gst_sample_get_caps(sample);
   GstBuffer* buffer = gst_sample_get_buffer(sample);
   if (!caps || !buffer || !gst_video_info_from_caps(&info, caps)) return false;
-  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
-  // cvtColor codes from the packed formats the `yolo` element passes on; 0: BGR itself.
-  int packed_code = -1;
-  switch (format) {
-    case GST_VIDEO_FORMAT_BGR:
-      packed_code = 0;
-      break;
-    case GST_VIDEO_FORMAT_RGB:
-      packed_code = cv::COLOR_RGB2BGR;
-      break;
-    case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_BGRA:
-      packed_code = cv::COLOR_BGRA2BGR;
-      break;
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_RGBA:
-      packed_code = cv::COLOR_RGBA2BGR;
-      break;
-    case GST_VIDEO_FORMAT_I420:
-    case GST_VIDEO_FORMAT_NV12:
-      break;
-    default:
-      return false;
-  }
+  const std::optional<PixelFormat> format = pixel_format_of(GST_VIDEO_INFO_FORMAT(&info));
+  if (!format) return false;
   GstVideoFrame frame;
   if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) return false;
-  const int w = GST_VIDEO_FRAME_WIDTH(&frame), h = GST_VIDEO_FRAME_HEIGHT(&frame);
+  // The planes in place (upstream may pad rows: the strides are the frame's).
+  FrameView view;
+  view.format = *format;
+  view.width = GST_VIDEO_FRAME_WIDTH(&frame);
+  view.height = GST_VIDEO_FRAME_HEIGHT(&frame);
+  for (int p = 0; p < plane_count(*format); ++p) {
+    view.data[p] = static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+    view.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+  }
   try {
-    if (packed_code < 0) {
-      // YUV with the stream's colours (the element's and predict's conversion).
-      cv::Mat bgr(h, w, CV_8UC3);
-      media::yuv_frame_to_bgr(frame, media::frame_colours(caps), bgr);
-      use(bgr);
-    } else {
-      // Upstream may pad rows: the Mat takes the stride from the frame, not width * bytes.
-      const cv::Mat pixels(h, w, CV_8UC(GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, 0)),
-                           GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
-                           static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0)));
-      if (packed_code == 0) {
-        use(pixels);
-      } else {
-        cv::Mat bgr;
-        cv::cvtColor(pixels, bgr, packed_code);
-        use(bgr);
-      }
-    }
+    // YUV with the stream's colours, as the element and predict convert it.
+    const media::FrameColours colours = media::frame_colours(caps);
+    cv::Mat converted;
+    use(bgr_of_frame(view, colours.matrix, colours.range, converted));
   } catch (...) {
     gst_video_frame_unmap(&frame);
     throw;

@@ -86,26 +86,20 @@ PredictOptions predict_options_from_config(const Config& cfg, const std::string&
   return o;
 }
 
-PredictOptions track_options_from_config(const Config& cfg, const std::string& torch_device) {
-  PredictOptions o = predict_options_from_config(cfg, torch_device);
-  o.tracker = tracking::load_tracker_config(cfg.get_string("tracker"));
-  if (cfg.is_null("conf")) o.nms.conf = static_cast<float>(kTrackConf);
-  if (o.nms.conf > static_cast<float>(o.tracker->track_low_thresh)) {
-    spdlog::warn(
-        "conf={:g} is above the tracker's track_low_thresh ({:g}): its second association will "
-        "see no low-score boxes; leave conf unset (0.1) for tracking",
-        o.nms.conf, o.tracker->track_low_thresh);
-  }
-  o.persist = cfg.get_optional_bool("persist");
-  // A MOT sequence folder (seq/seqinfo.ini, seq/img1/*.jpg, seq/gt/gt.txt) is tracked from its
-  // frames folder: seqinfo.ini's imDir (img1 without one), named by its name= or the folder's.
-  // Its frameRate is not used: Ultralytics' trackers run at 30 frames/s whatever the source
-  // (track_buffer counts frames), and so do ours.
-  const fs::path source(o.source);
-  const InputKind kind = classify_source(o.source);
-  std::string sequence;
+namespace {
+
+// The name of the image sequence `source` is ("" when it is none: a video, a stream, an image),
+// and, for a MOT sequence folder (seq/seqinfo.ini, seq/img1/*.jpg, seq/gt/gt.txt), `source`
+// becomes its frames folder: seqinfo.ini's imDir (img1 without one), the sequence named by its
+// name= or the folder's. seqinfo.ini's frameRate is not used: Ultralytics' trackers run at 30
+// frames/s whatever the source (track_buffer counts frames), and so do ours.
+std::string sequence_of_source(const Config& cfg, std::string& source_text) {
+  const fs::path source(source_text);
+  const InputKind kind = classify_source(source_text);
+  if (kind == InputKind::kGlob || kind == InputKind::kList) return source_stem(source_text);
+  if (kind != InputKind::kFolder) return "";
   std::optional<tracking::SequenceInfo> info;
-  if (kind == InputKind::kFolder && fs::is_regular_file(source / "seqinfo.ini")) {
+  if (fs::is_regular_file(source / "seqinfo.ini")) {
     try {
       info = tracking::read_sequence_info(source / "seqinfo.ini");
     } catch (const std::exception& e) {
@@ -117,14 +111,28 @@ PredictOptions track_options_from_config(const Config& cfg, const std::string& t
           fmt::format("source={}: seqinfo.ini names the frames folder imDir={}, which is not there",
                       cfg.get_string("source"), info->im_dir));
   }
-  if (kind == InputKind::kFolder && (info || fs::is_directory(source / "img1"))) {
-    sequence =
-        info && !info->name.empty() ? info->name : source.lexically_normal().filename().string();
-    if (sequence.empty()) sequence = source.lexically_normal().parent_path().filename().string();
-    o.source = (source / (info ? info->im_dir : "img1")).string();
-  } else if (kind == InputKind::kFolder || kind == InputKind::kGlob || kind == InputKind::kList) {
-    sequence = source_stem(o.source);
+  if (!info && !fs::is_directory(source / "img1")) return source_stem(source_text);
+  std::string name =
+      info && !info->name.empty() ? info->name : source.lexically_normal().filename().string();
+  if (name.empty()) name = source.lexically_normal().parent_path().filename().string();
+  source_text = (source / (info ? info->im_dir : "img1")).string();
+  return name;
+}
+
+}  // namespace
+
+PredictOptions track_options_from_config(const Config& cfg, const std::string& torch_device) {
+  PredictOptions o = predict_options_from_config(cfg, torch_device);
+  o.tracker = tracking::load_tracker_config(cfg.get_string("tracker"));
+  if (cfg.is_null("conf")) o.nms.conf = static_cast<float>(kTrackConf);
+  if (o.nms.conf > static_cast<float>(o.tracker->track_low_thresh)) {
+    spdlog::warn(
+        "conf={:g} is above the tracker's track_low_thresh ({:g}): its second association will "
+        "see no low-score boxes; leave conf unset (0.1) for tracking",
+        o.nms.conf, o.tracker->track_low_thresh);
   }
+  o.persist = cfg.get_optional_bool("persist");
+  const std::string sequence = sequence_of_source(cfg, o.source);
   // The sequence's tracks are written (and scored) when its images run as one sequence.
   if (o.persist.value_or(true) && !sequence.empty()) o.mot_name = sequence;
   if (!cfg.is_null("gt")) {

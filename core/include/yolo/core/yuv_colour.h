@@ -8,6 +8,7 @@
 // colours"). Why not cv::cvtColor: it knows only BT.601 limited range.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace yolo {
@@ -32,10 +33,21 @@ struct YuvCoefficients {
 // standard's Kr, Kb in the same fixed point.
 YuvCoefficients yuv_coefficients(YuvMatrix matrix, YuvRange range);
 
-// One row of 4:2:0 or 4:2:2 pixels to packed BGR (3 bytes a pixel). u, v: the row's chroma,
-// u_step bytes apart (1 for I420's planes, 2 for NV12's interleaved plane); chroma sample k
-// covers pixels 2k and 2k+1 (nearest-neighbour, as OpenCV and FFmpeg's unscaled path do).
-void yuv_row_to_bgr(const uint8_t* y, const uint8_t* u, const uint8_t* v, int u_step, int width,
-                    const YuvCoefficients& c, uint8_t* bgr);
+// A 4:2:0 frame's planes: Y, and U and V (I420), or one plane of interleaved U, V (NV12: give
+// v = u + 1 and v_stride = u_stride). Each chroma sample covers 2 x 2 pixels, taken
+// nearest-neighbour, as OpenCV and FFmpeg's unscaled path do.
+struct YuvPlanes {
+  const uint8_t* y = nullptr;
+  const uint8_t* u = nullptr;
+  const uint8_t* v = nullptr;
+  int64_t y_stride = 0, u_stride = 0, v_stride = 0;  // bytes from one row to the next
+  bool interleaved = false;                          // NV12
+  int width = 0;
+};
+
+// Rows [row_begin, row_end) of the frame to packed BGR (3 bytes a pixel): row r is written at
+// bgr + r * bgr_step. Callers split a frame's rows over threads with it.
+void yuv_rows_to_bgr(const YuvPlanes& planes, const YuvCoefficients& c, int row_begin, int row_end,
+                     uint8_t* bgr, size_t bgr_step);
 
 }  // namespace yolo

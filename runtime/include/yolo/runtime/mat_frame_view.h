@@ -1,8 +1,10 @@
-// OpenCV images as FrameViews (frame_view.h): the OpenCV edge of the device-side preprocessing.
+// OpenCV images as FrameViews (frame_view.h) and FrameViews as OpenCV images: the OpenCV edge of
+// the frame preprocessing.
 #pragma once
 
 #include <opencv2/core/mat.hpp>
 
+#include "yolo/core/yuv_colour.h"
 #include "yolo/runtime/frame_view.h"
 
 namespace yolo {
@@ -10,5 +12,11 @@ namespace yolo {
 // A packed OpenCV image (any row step, ROIs too) read as `format`, described in place. Throws
 // std::invalid_argument unless it is 8-bit with bytes_per_pixel(format) channels.
 FrameView frame_view_of_mat(const cv::Mat& image, PixelFormat format = PixelFormat::kBGR);
+
+// The frame as 8-bit BGR: a view of a BGR frame (valid while the frame is), else a conversion
+// into `scratch`, which is returned. YUV frames are converted with `matrix` and `range`
+// (yolo/core/yuv_colour.h; BT.601 limited range of even size through cv::cvtColor, the same
+// bytes); odd sizes read chroma planes rounded up, as GStreamer lays them out.
+cv::Mat bgr_of_frame(const FrameView& frame, YuvMatrix matrix, YuvRange range, cv::Mat& scratch);
 
 }  // namespace yolo
