@@ -252,12 +252,13 @@ TEST(YoloElement, EosRunsAPartialBatchAndComesAfterItsFrames) {
   }
   EXPECT_EQ(stat(h, "model-batches"), 1u);
   EXPECT_EQ(stat(h, "largest-batch"), 3u);
-  // Where the frames' time went: the three ran in one partial batch at EOS, and the first one's
-  // wait for its row covered the model's call.
+  // Where the frames' time went: the three ran in one partial batch at EOS. (How much of the
+  // model's call the output thread waited through depends on when it was scheduled: under load
+  // it may start waiting after the call began, so only "it waited" is certain.)
   EXPECT_DOUBLE_EQ(time_stat(h, "model-mean-batch"), 3.0);
   EXPECT_GT(time_stat(h, "mean-preprocess-us"), 0.0);
   EXPECT_GT(time_stat(h, "model-mean-inference-us"), 0.0);
-  EXPECT_GE(3 * time_stat(h, "mean-result-wait-us"), time_stat(h, "model-mean-inference-us"));
+  EXPECT_GT(time_stat(h, "mean-result-wait-us"), 0.0);
   EXPECT_GT(time_stat(h, "mean-postprocess-us"), 0.0);
   EXPECT_GE(time_stat(h, "mean-backpressure-us"), 0.0);
   EXPECT_GE(time_stat(h, "mean-push-us"), 0.0);
