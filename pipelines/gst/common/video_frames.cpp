@@ -66,29 +66,6 @@ void draw_yuv(GstVideoFrame& frame, PixelFormat format, const std::vector<BoxDra
 
 }  // namespace
 
-std::optional<PixelFormat> pixel_format_of(GstVideoFormat format) {
-  switch (format) {
-    case GST_VIDEO_FORMAT_BGR:
-      return PixelFormat::kBGR;
-    case GST_VIDEO_FORMAT_RGB:
-      return PixelFormat::kRGB;
-    case GST_VIDEO_FORMAT_BGRx:
-      return PixelFormat::kBGRx;
-    case GST_VIDEO_FORMAT_RGBx:
-      return PixelFormat::kRGBx;
-    case GST_VIDEO_FORMAT_BGRA:
-      return PixelFormat::kBGRA;
-    case GST_VIDEO_FORMAT_RGBA:
-      return PixelFormat::kRGBA;
-    case GST_VIDEO_FORMAT_NV12:
-      return PixelFormat::kNV12;
-    case GST_VIDEO_FORMAT_I420:
-      return PixelFormat::kI420;
-    default:
-      return std::nullopt;
-  }
-}
-
 void add_frame_metas(GstQuery* allocation_query) {
   gst_query_add_allocation_meta(allocation_query, GST_VIDEO_META_API_TYPE, nullptr);
   gst_query_add_allocation_meta(allocation_query, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE,

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "yolo/gst/pixel_formats.h"
 #include "yolo/runtime/annotate.h"
 #include "yolo/runtime/detection.h"
 #include "yolo/runtime/device_preprocess.h"
@@ -19,8 +20,6 @@
 #define YOLO_VIDEO_CAPS GST_VIDEO_CAPS_MAKE("{ RGB, BGR, RGBx, BGRx, RGBA, BGRA, NV12, I420 }")
 
 namespace yolo::gst {
-
-std::optional<PixelFormat> pixel_format_of(GstVideoFormat format);
 
 // Unmaps a GstVideoFrame when it goes out of scope.
 struct MappedFrame {

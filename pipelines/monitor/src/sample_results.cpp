@@ -1,6 +1,7 @@
 #include "yolo/monitor/sample_results.h"
 
 #include "yolo/gst/detection_meta.h"
+#include "yolo/gst/pixel_formats.h"
 
 #include <gst/video/video.h>
 
@@ -32,40 +33,13 @@ FrameResult frame_result_from_sample(GstSample* sample, const std::string& strea
   return r;
 }
 
-namespace {
-
-// The formats the `yolo` element passes on; nullopt for others.
-std::optional<PixelFormat> pixel_format_of(GstVideoFormat format) {
-  switch (format) {
-    case GST_VIDEO_FORMAT_BGR:
-      return PixelFormat::kBGR;
-    case GST_VIDEO_FORMAT_RGB:
-      return PixelFormat::kRGB;
-    case GST_VIDEO_FORMAT_BGRx:
-      return PixelFormat::kBGRx;
-    case GST_VIDEO_FORMAT_BGRA:
-      return PixelFormat::kBGRA;
-    case GST_VIDEO_FORMAT_RGBx:
-      return PixelFormat::kRGBx;
-    case GST_VIDEO_FORMAT_RGBA:
-      return PixelFormat::kRGBA;
-    case GST_VIDEO_FORMAT_I420:
-      return PixelFormat::kI420;
-    case GST_VIDEO_FORMAT_NV12:
-      return PixelFormat::kNV12;
-    default:
-      return std::nullopt;
-  }
-}
-
-}  // namespace
-
 bool with_bgr_frame(GstSample* sample, const std::function<void(const cv::Mat& bgr)>& use) {
   GstVideoInfo info;
   GstCaps* caps = gst_sample_get_caps(sample);
   GstBuffer* buffer = gst_sample_get_buffer(sample);
   if (!caps || !buffer || !gst_video_info_from_caps(&info, caps)) return false;
-  const std::optional<PixelFormat> format = pixel_format_of(GST_VIDEO_INFO_FORMAT(&info));
+  const std::optional<PixelFormat> format =
+      yolo::gst::pixel_format_of(GST_VIDEO_INFO_FORMAT(&info));
   if (!format) return false;
   GstVideoFrame frame;
   if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) return false;
