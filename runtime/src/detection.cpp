@@ -9,21 +9,30 @@ namespace yolo {
 std::vector<Detection> detections_from_rows(const float* rows, int64_t count,
                                             const std::map<int, std::string>& names) {
   std::vector<Detection> out;
-  out.reserve(static_cast<size_t>(count));
+  detections_from_rows(rows, count, names, out);
+  return out;
+}
+
+void detections_from_rows(const float* rows, int64_t count, const std::map<int, std::string>& names,
+                          std::vector<Detection>& out) {
+  out.resize(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
     const float* r = rows + i * 6;
-    Detection d;
+    Detection& d = out[static_cast<size_t>(i)];
     d.x1 = r[0];
     d.y1 = r[1];
     d.x2 = r[2];
     d.y2 = r[3];
     d.confidence = r[4];
     d.class_id = static_cast<int>(r[5]);
+    d.track_id = 0;
     auto it = names.find(d.class_id);
-    d.class_name = it != names.end() ? it->second : fmt::format("class {}", d.class_id);
-    out.push_back(std::move(d));
+    if (it != names.end()) {
+      d.class_name = it->second;
+    } else {
+      d.class_name = fmt::format("class {}", d.class_id);
+    }
   }
-  return out;
 }
 
 nlohmann::json to_json(const Detection& d) {

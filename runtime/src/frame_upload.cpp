@@ -31,28 +31,31 @@ std::vector<int64_t> plane_shape(const FrameView& f, int plane) {
 }  // namespace
 
 void validate_frame(const FrameView& f, size_t index) {
-  const std::string what = fmt::format("preprocess_frames: frame {} ({} {}x{})", index,
-                                       to_string(f.format), f.width, f.height);
+  // Formatted only for an error: a valid frame (every frame of a stream) allocates nothing here.
+  const auto what = [&] {
+    return fmt::format("preprocess_frames: frame {} ({} {}x{})", index, to_string(f.format),
+                       f.width, f.height);
+  };
   if (f.width <= 0 || f.height <= 0) {
-    throw std::invalid_argument(what + ": width and height must be positive");
+    throw std::invalid_argument(what() + ": width and height must be positive");
   }
   if (plane_count(f.format) > 1 && (f.width % 2 != 0 || f.height % 2 != 0)) {
     throw std::invalid_argument(
-        what +
+        what() +
         ": 4:2:0 YUV needs an even width and height (one chroma sample per 2 x 2 "
         "pixels); crop or convert the frame to a packed format first");
   }
   for (int p = 0; p < plane_count(f.format); ++p) {
     if (f.data[p] == nullptr) {
       throw std::invalid_argument(
-          fmt::format("{}: data of plane {} ({}) is null", what, p, plane_name(f.format, p)));
+          fmt::format("{}: data of plane {} ({}) is null", what(), p, plane_name(f.format, p)));
     }
     const int64_t min_stride = min_plane_stride(f.format, f.width, p);
     if (f.stride[p] < min_stride) {
       throw std::invalid_argument(fmt::format(
           "{}: stride of plane {} ({}) is {} bytes, shorter than one row of {} bytes; pass the "
           "buffer's real row stride (GST_VIDEO_FRAME_PLANE_STRIDE, cv::Mat::step)",
-          what, p, plane_name(f.format, p), f.stride[p], min_stride));
+          what(), p, plane_name(f.format, p), f.stride[p], min_stride));
     }
   }
 }

@@ -7,6 +7,14 @@
 
 namespace yolo {
 
+void bgr_row_to_planes(const uint8_t* bgr, int pixels, float* red, float* green, float* blue) {
+  for (int c = 0; c < pixels; ++c) {
+    blue[c] = static_cast<float>(bgr[3 * c]) / 255.0f;
+    green[c] = static_cast<float>(bgr[3 * c + 1]) / 255.0f;
+    red[c] = static_cast<float>(bgr[3 * c + 2]) / 255.0f;
+  }
+}
+
 torch::Tensor images_to_tensor(const std::vector<cv::Mat>& images, bool pin) {
   if (images.empty()) throw std::invalid_argument("images_to_tensor: no images");
   const int h = images[0].rows, w = images[0].cols;
@@ -23,15 +31,8 @@ torch::Tensor images_to_tensor(const std::vector<cv::Mat>& images, bool pin) {
     float* out = x[static_cast<int64_t>(i)].data_ptr<float>();
     const size_t plane = static_cast<size_t>(h) * static_cast<size_t>(w);
     for (int r = 0; r < h; ++r) {
-      const uint8_t* bgr = m.ptr<uint8_t>(r);
       float* red = out + static_cast<size_t>(r) * w;
-      float* green = red + plane;
-      float* blue = green + plane;
-      for (int c = 0; c < w; ++c) {
-        blue[c] = static_cast<float>(bgr[3 * c]) / 255.0f;
-        green[c] = static_cast<float>(bgr[3 * c + 1]) / 255.0f;
-        red[c] = static_cast<float>(bgr[3 * c + 2]) / 255.0f;
-      }
+      bgr_row_to_planes(m.ptr<uint8_t>(r), w, red, red + plane, red + 2 * plane);
     }
   }
   // Page-locked memory exists only with a GPU runtime (CUDA or ROCm); a CPU build has no

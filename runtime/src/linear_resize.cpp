@@ -3,70 +3,20 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
+#include "resize_axis.h"
+
 namespace yolo {
-namespace {
-
-// OpenCV's INTER_RESIZE_COEF_BITS: weights are integers out of 2048.
-constexpr int kWeightBits = 11;
-constexpr float kWeightScale = 1 << kWeightBits;
-
-// cv::saturate_cast<short>(float): round half to even (the FPU's default mode), then clamp.
-int64_t to_fixed_weight(float w) {
-  const long r = std::lrint(w * kWeightScale);
-  return std::clamp<long>(r, std::numeric_limits<int16_t>::min(),
-                          std::numeric_limits<int16_t>::max());
-}
-
-// One axis of the resize: the first taps of all output pixels, then the second taps, with their
-// fixed-point weights in the same order.
-struct AxisTable {
-  std::vector<int64_t> taps, weights;
-};
-
-// `clamp_coordinate`: columns clamp the coordinate itself (fraction 0 on the edge pixel), rows
-// only clamp the indices and keep both weights; that is how OpenCV treats each axis.
-AxisTable sample_axis(int src, int dst, bool clamp_coordinate) {
-  AxisTable t;
-  t.taps.resize(2 * static_cast<size_t>(dst));
-  t.weights.resize(t.taps.size());
-  // OpenCV derives the step as 1 / (dst / src) in double and the coordinate in float.
-  const double scale = 1.0 / (static_cast<double>(dst) / src);
-  for (int d = 0; d < dst; ++d) {
-    float f = static_cast<float>((d + 0.5) * scale - 0.5);
-    int s = static_cast<int>(std::floor(f));
-    f -= static_cast<float>(s);
-    if (clamp_coordinate) {
-      if (s < 0) {
-        f = 0;
-        s = 0;
-      }
-      if (s >= src - 1) {
-        f = 0;
-        s = src - 1;
-      }
-    }
-    t.taps[d] = std::clamp(s, 0, src - 1);
-    t.taps[d + dst] = std::clamp(s + 1, 0, src - 1);
-    t.weights[d] = to_fixed_weight(1.f - f);
-    t.weights[d + dst] = to_fixed_weight(f);
-  }
-  return t;
-}
-
-}  // namespace
 
 LinearResize::LinearResize(int src_height, int src_width, int dst_height, int dst_width,
                            const torch::Device& device)
     : dst_height_(dst_height), dst_width_(dst_width) {
   // letterbox() does not call cv::resize at all for an unchanged size.
   if (src_height == dst_height && src_width == dst_width) return;
-  AxisTable cols = sample_axis(src_width, dst_width, /*clamp_coordinate=*/true);
-  AxisTable rows = sample_axis(src_height, dst_height, /*clamp_coordinate=*/false);
+  ResizeAxis cols = sample_resize_axis(src_width, dst_width, /*clamp_coordinate=*/true);
+  ResizeAxis rows = sample_resize_axis(src_height, dst_height, /*clamp_coordinate=*/false);
 
   // Each source row is gathered once even when several output rows read it (upscaling); the
   // row taps become positions in that list.

@@ -3,12 +3,9 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <map>
-#include <numeric>
 #include <stdexcept>
 
 #include "yolo/core/box_math.h"
-#include "yolo/models/geometry/box_tensors.h"
 
 namespace yolo {
 
@@ -45,103 +42,129 @@ torch::Tensor nms_indices(const torch::Tensor& boxes_in, const torch::Tensor& sc
   return torch::tensor(keep, torch::kLong);
 }
 
-namespace {
-
-torch::Tensor class_filter(torch::Tensor det, const std::vector<int>& classes) {
-  if (classes.empty() || det.size(0) == 0) return det;
-  torch::Tensor wanted =
-      torch::tensor(std::vector<float>(classes.begin(), classes.end()), det.options());
-  return det.index({(det.select(1, 5).unsqueeze(1) == wanted).any(1)});
+bool NmsWorkspace::class_wanted(int cls, const NmsOptions& o) const {
+  return o.classes.empty() || std::find(o.classes.begin(), o.classes.end(), cls) != o.classes.end();
 }
 
-}  // namespace
+std::vector<float>& NmsWorkspace::run(const float* pred, int64_t channels, int64_t anchors,
+                                      const NmsOptions& o, bool end2end) {
+  rows_.clear();
+  if (end2end) {
+    if (channels != 6) throw std::invalid_argument("end-to-end output must be (B, K, 6)");
+    // The model's own order, only filtered: no IoU step.
+    for (int64_t a = 0; a < anchors && static_cast<int>(count()) < o.max_det; ++a) {
+      const float* r = pred + a * 6;
+      if (!(r[4] > o.conf) || !class_wanted(static_cast<int>(r[5]), o)) continue;
+      rows_.insert(rows_.end(), r, r + 6);
+    }
+    return rows_;
+  }
+  const int64_t nc = channels - 4;
+  if (nc < 1) throw std::invalid_argument("model output has no class scores");
+  candidates_.clear();
+  for (int64_t a = 0; a < anchors; ++a) {
+    // Channel-major: anchor a's values are `anchors` apart.
+    const float* s = pred + 4 * anchors + a;
+    float best = s[0];
+    int64_t best_class = 0;
+    for (int64_t c = 1; c < nc; ++c) {
+      if (s[c * anchors] > best) {
+        best = s[c * anchors];
+        best_class = c;
+      }
+    }
+    if (!(best > o.conf)) continue;
+    // Centre-xywh -> corners as boxes::xywh_to_xyxy computes them (xy -/+ wh / 2).
+    const float cx = pred[a], cy = pred[anchors + a];
+    const float hw = pred[2 * anchors + a] / 2, hh = pred[3 * anchors + a] / 2;
+    Candidate k{cx - hw, cy - hh, cx + hw, cy + hh, best, 0, static_cast<int>(best_class)};
+    k.area = boxes::area({k.x1, k.y1, k.x2, k.y2});
+    if (o.multi_label && nc > 1) {
+      // One candidate per class above conf, in (anchor, class) order.
+      for (int64_t c = 0; c < nc; ++c) {
+        k.score = s[c * anchors];
+        k.cls = static_cast<int>(c);
+        if (k.score > o.conf && class_wanted(k.cls, o)) candidates_.push_back(k);
+      }
+    } else if (class_wanted(k.cls, o)) {
+      candidates_.push_back(k);
+    }
+  }
+  // Descending score, ties by position; only the best max_nms enter NMS.
+  order_.resize(candidates_.size());
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int32_t>(i);
+  const auto before = [this](int32_t i, int32_t j) {
+    const float si = candidates_[static_cast<size_t>(i)].score;
+    const float sj = candidates_[static_cast<size_t>(j)].score;
+    return si > sj || (si == sj && i < j);
+  };
+  if (static_cast<int64_t>(order_.size()) > o.max_nms) {
+    std::nth_element(order_.begin(), order_.begin() + o.max_nms, order_.end(), before);
+    order_.resize(static_cast<size_t>(o.max_nms));
+  }
+  std::sort(order_.begin(), order_.end(), before);
+  // Greedy: a box survives unless a kept box of its class (or any, agnostic) overlaps it more
+  // than iou (torchvision's IoU: no eps). The kept list is already in output order.
+  kept_.clear();
+  for (const int32_t i : order_) {
+    if (static_cast<int>(kept_.size()) >= o.max_det) break;
+    const Candidate& ci = candidates_[static_cast<size_t>(i)];
+    const boxes::Xyxy bi{ci.x1, ci.y1, ci.x2, ci.y2};
+    bool suppressed = false;
+    for (const int32_t j : kept_) {
+      const Candidate& cj = candidates_[static_cast<size_t>(j)];
+      if (!o.agnostic && cj.cls != ci.cls) continue;
+      const float inter = boxes::intersection({cj.x1, cj.y1, cj.x2, cj.y2}, bi);
+      if (inter > 0 && boxes::iou_of_areas(inter, cj.area, ci.area, 0.0f) > o.iou) {
+        suppressed = true;
+        break;
+      }
+    }
+    if (!suppressed) kept_.push_back(i);
+  }
+  for (const int32_t i : kept_) {
+    const Candidate& c = candidates_[static_cast<size_t>(i)];
+    rows_.insert(rows_.end(), {c.x1, c.y1, c.x2, c.y2, c.score, static_cast<float>(c.cls)});
+  }
+  return rows_;
+}
 
 std::vector<torch::Tensor> non_max_suppression(const torch::Tensor& pred_in, const NmsOptions& o,
                                                bool end2end) {
   if (pred_in.dim() != 3) throw std::invalid_argument("non_max_suppression: expects a 3-D tensor");
   torch::NoGradGuard no_grad;
-  // Candidates are selected on the prediction's device; the greedy loop runs on the CPU.
-  const torch::Tensor pred = pred_in.to(torch::kFloat);
+  const torch::Tensor pred = pred_in.to(torch::kCPU, torch::kFloat).contiguous();
+  NmsWorkspace workspace;
   std::vector<torch::Tensor> out;
-  const int64_t batch = pred.size(0);
-  if (end2end) {
-    if (pred.size(2) != 6) throw std::invalid_argument("end-to-end output must be (B, K, 6)");
-    for (int64_t i = 0; i < batch; ++i) {
-      torch::Tensor d = pred[i];
-      d = d.index({d.select(1, 4) > o.conf});
-      d = class_filter(d, o.classes).slice(0, 0, o.max_det);
-      out.push_back(d.cpu().contiguous());
-    }
-    return out;
-  }
-  const int64_t nc = pred.size(1) - 4;
-  if (nc < 1) throw std::invalid_argument("model output has no class scores");
-  for (int64_t i = 0; i < batch; ++i) {
-    torch::Tensor x = pred[i].transpose(0, 1);  // (A, 4+nc)
-    torch::Tensor scores = x.slice(1, 4);
-    x = x.index({std::get<0>(scores.max(1)) > o.conf});
-    if (x.size(0) == 0) {
-      out.push_back(torch::zeros({0, 6}));
-      continue;
-    }
-    torch::Tensor box = boxes::xywh_to_xyxy(x.slice(1, 0, 4));
-    torch::Tensor cls_scores = x.slice(1, 4);
-    torch::Tensor det;
-    if (o.multi_label && nc > 1) {
-      torch::Tensor ij = (cls_scores > o.conf).nonzero();  // (M, 2): box, class
-      torch::Tensor bi = ij.select(1, 0), ci = ij.select(1, 1);
-      det = torch::cat({box.index({bi}), cls_scores.index({bi, ci}).unsqueeze(1),
-                        ci.unsqueeze(1).to(torch::kFloat)},
-                       1);
-    } else {
-      auto [conf, j] = cls_scores.max(1, true);
-      det = torch::cat({box, conf, j.to(torch::kFloat)}, 1);
-      det = det.index({conf.view(-1) > o.conf});
-    }
-    det = class_filter(det, o.classes);
-    if (det.size(0) == 0) {
-      out.push_back(torch::zeros({0, 6}));
-      continue;
-    }
-    if (det.size(0) > o.max_nms) {
-      det = det.index({std::get<1>(det.select(1, 4).topk(o.max_nms))});
-    }
-    det = det.cpu().contiguous();
-    torch::Tensor keep;
-    if (o.agnostic) {
-      keep = nms_indices(det.slice(1, 0, 4), det.select(1, 4), o.iou);
-    } else {
-      // Ultralytics offsets each class's boxes by class * max_wh so that one NMS never lets
-      // classes suppress each other. Running NMS per class gives the same kept set without
-      // comparing boxes that cannot overlap (8400 candidates x 80 classes: ~80x fewer pairs).
-      std::map<int, std::vector<int64_t>> by_class;
-      const float* rows = det.data_ptr<float>();
-      for (int64_t r = 0; r < det.size(0); ++r)
-        by_class[static_cast<int>(rows[r * 6 + 5])].push_back(r);
-      std::vector<torch::Tensor> kept;
-      for (const auto& [c, rows_of_class] : by_class) {
-        torch::Tensor members = torch::tensor(rows_of_class, torch::kLong);
-        torch::Tensor sub = det.index({members});
-        kept.push_back(members.index({nms_indices(sub.slice(1, 0, 4), sub.select(1, 4), o.iou)}));
-      }
-      keep = torch::cat(kept);
-      // Back to one list by descending confidence, as a single NMS returns it.
-      keep = keep.index({std::get<1>(det.select(1, 4).index({keep}).sort(0, true))});
-    }
-    keep = keep.slice(0, 0, o.max_det);
-    out.push_back(det.index({keep}).contiguous());
+  for (int64_t i = 0; i < pred.size(0); ++i) {
+    const torch::Tensor image = pred[i];
+    const std::vector<float>& rows =
+        workspace.run(image.data_ptr<float>(), end2end ? image.size(1) : image.size(0),
+                      end2end ? image.size(0) : image.size(1), o, end2end);
+    out.push_back(torch::tensor(rows, torch::kFloat).view({workspace.count(), 6}));
   }
   return out;
 }
 
+void rows_to_source(float* rows, int64_t n, int64_t stride, const LetterboxTransform& t) {
+  // In float, as the tensor arithmetic this replaced (sub_, div_, clamp_ of float tensors).
+  const auto pad_x = static_cast<float>(t.pad_left), pad_y = static_cast<float>(t.pad_top);
+  const auto gain_x = static_cast<float>(t.back_gain_x), gain_y = static_cast<float>(t.back_gain_y);
+  const auto w = static_cast<float>(t.src_width), h = static_cast<float>(t.src_height);
+  for (int64_t i = 0; i < n; ++i) {
+    float* r = rows + i * stride;
+    r[0] = std::clamp((r[0] - pad_x) / gain_x, 0.f, w);
+    r[1] = std::clamp((r[1] - pad_y) / gain_y, 0.f, h);
+    r[2] = std::clamp((r[2] - pad_x) / gain_x, 0.f, w);
+    r[3] = std::clamp((r[3] - pad_y) / gain_y, 0.f, h);
+  }
+}
+
 void detections_to_source(torch::Tensor& dets, const LetterboxTransform& t) {
   if (dets.size(0) == 0) return;
-  torch::NoGradGuard no_grad;
-  auto x = dets.select(1, 0), y = dets.select(1, 1), x2 = dets.select(1, 2), y2 = dets.select(1, 3);
-  x.sub_(t.pad_left).div_(t.back_gain_x).clamp_(0, t.src_width);
-  x2.sub_(t.pad_left).div_(t.back_gain_x).clamp_(0, t.src_width);
-  y.sub_(t.pad_top).div_(t.back_gain_y).clamp_(0, t.src_height);
-  y2.sub_(t.pad_top).div_(t.back_gain_y).clamp_(0, t.src_height);
+  if (!dets.device().is_cpu() || dets.scalar_type() != torch::kFloat || !dets.is_contiguous())
+    dets = dets.to(torch::kCPU, torch::kFloat).contiguous();
+  rows_to_source(dets.data_ptr<float>(), dets.size(0), dets.size(1), t);
 }
 
 }  // namespace yolo

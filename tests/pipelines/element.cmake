@@ -43,3 +43,10 @@ if(TARGET yolo-monitor)
     YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_MONITOR_BIN="$<TARGET_FILE:yolo-monitor>")
   add_dependencies(test_yolo_monitor yolo-monitor yolo-trainer gstyolo)
 endif()
+# The element's steady state counted with a replaced allocator (its own executable: the counting
+# malloc is process-wide).
+yolo_add_test(NAME test_element_allocations LABEL integration
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/pipelines/test_element_allocations.cpp
+          ${CMAKE_CURRENT_SOURCE_DIR}/support/allocation_counter.cpp
+  LIBS yolo_gst_meta PkgConfig::GST_CHECK)
+add_dependencies(test_element_allocations gstyolo)

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <array>
 #include <cstdint>
 #include <iostream>
 #include <opencv2/core.hpp>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_linear_resize.h"
 #include "linear_resize.h"
 #include "yolo/runtime/cpu_frame_preprocess.h"
 #include "yolo/runtime/device_preprocess.h"
@@ -297,6 +299,32 @@ TEST(DevicePreprocess, ResizeMatchesOpenCvOnRandomSizes) {
   }
   std::cout << "[ measured ] resize vs cv::resize, 150 random size pairs: max " << worst
             << " grey level(s), " << differing << " of " << total << " values differ\n";
+}
+
+// The CPU replay of the resize (the `yolo` element's CPU path) is cv::resize exactly, on random
+// size pairs and on the camera sizes a stream letterboxes (odd widths reach the scalar tail of
+// OpenCV's vertical pass), with one resizer reused across all of them as a stream reuses it.
+TEST(CpuLinearResize, IsOpenCvsResizeExactly) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> size(1, 300);
+  std::vector<std::array<int, 4>> pairs = {
+      {720, 1280, 360, 640},  {1080, 1920, 360, 640}, {576, 768, 480, 640}, {480, 640, 384, 512},
+      {1080, 1920, 227, 405}, {120, 160, 48, 64},     {100, 101, 333, 317}};
+  for (int i = 0; i < 300; ++i) pairs.push_back({size(rng), size(rng), size(rng), size(rng)});
+  yolo::CpuLinearResize resize;
+  int64_t differing = 0;
+  for (const auto& [sh, sw, dh, dw] : pairs) {
+    if (sh == dh && sw == dw) continue;  // letterbox() does not resize then
+    cv::Mat src(sh, sw, CV_8UC3);
+    cv::randu(src, 0, 256);
+    cv::Mat expected, got(dh, dw, CV_8UC3);
+    cv::resize(src, expected, cv::Size(dw, dh), 0, 0, cv::INTER_LINEAR);
+    resize.run(src.data, sh, sw, src.step[0], got.data, dh, dw, got.step[0]);
+    const int64_t d = cv::countNonZero(cv::Mat(expected != got).reshape(1));
+    differing += d;
+    EXPECT_EQ(d, 0) << sw << "x" << sh << " -> " << dw << "x" << dh;
+  }
+  EXPECT_EQ(differing, 0);
 }
 
 // BT.709 and full range: grey stays grey, the range ends map to black and white, and colours

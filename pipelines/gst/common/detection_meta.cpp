@@ -18,13 +18,17 @@ int whole_pixel(float v, bool up, int low, int limit) {
       std::clamp(rounded, static_cast<double>(low), static_cast<double>(limit)));
 }
 
-Detection roi_box(Detection d, int width, int height) {
+void snap_to_roi(Detection& d, int width, int height) {
   const int x1 = whole_pixel(d.x1, false, 0, width);
   const int y1 = whole_pixel(d.y1, false, 0, height);
   d.x2 = static_cast<float>(whole_pixel(d.x2, true, x1, width));
   d.y2 = static_cast<float>(whole_pixel(d.y2, true, y1, height));
   d.x1 = static_cast<float>(x1);
   d.y1 = static_cast<float>(y1);
+}
+
+Detection roi_box(Detection d, int width, int height) {
+  snap_to_roi(d, width, height);
   return d;
 }
 
@@ -85,8 +89,17 @@ const GstMetaInfo* inference_meta_info() {
 }  // namespace
 
 std::vector<Detection> as_roi_boxes(std::vector<Detection> detections, int width, int height) {
-  for (Detection& d : detections) d = roi_box(std::move(d), width, height);
+  for (Detection& d : detections) snap_to_roi(d, width, height);
   return detections;
+}
+
+void as_roi_boxes(const std::vector<Detection>& detections, int width, int height,
+                  std::vector<Detection>& boxes) {
+  boxes.resize(detections.size());
+  for (size_t i = 0; i < detections.size(); ++i) {
+    boxes[i] = detections[i];  // the name's buffer is reused when it is long enough
+    snap_to_roi(boxes[i], width, height);
+  }
 }
 
 void set_roi_box(GstVideoRegionOfInterestMeta* roi, const Detection& box, int width, int height) {

@@ -113,10 +113,10 @@ void set_yuv_colorimetry(const GstCaps* caps, DevicePreprocessOptions& options) 
 }
 
 cv::Mat frame_to_bgr(const GstVideoFrame& frame, PixelFormat format) {
-  cv::Mat converted;
+  BgrScratch converted;
   const cv::Mat bgr =
       bgr_of_frame(frame_view_of(frame, format), YuvMatrix::kBT601, YuvRange::kLimited, converted);
-  return converted.empty() ? bgr.clone() : converted;  // owned either way
+  return converted.bgr.empty() ? bgr.clone() : converted.bgr;  // owned either way
 }
 
 cv::Mat grey_of(const GstVideoFrame& frame, PixelFormat format) {

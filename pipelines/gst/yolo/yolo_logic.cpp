@@ -13,6 +13,7 @@
 #include "result_publisher.h"
 #include "video_frames.h"
 #include "yolo/core/serial_torch_ops.h"
+#include "yolo/core/thread_name.h"
 #include "yolo/gst/detection_meta.h"
 #include "yolo/runtime/batcher.h"
 #include "yolo/runtime/cpu_frame_preprocess.h"
@@ -57,18 +58,26 @@ std::vector<int> parse_classes(const std::string& text, const std::map<int, std:
 
 }  // namespace
 
+YoloLogic::YoloLogic(GstBaseTransform* element) : element_(element) {}
+
 YoloLogic::~YoloLogic() {
   stop();
 }
 
 ElementSettings YoloLogic::settings() const {
+  return *current_settings();
+}
+
+std::shared_ptr<const ElementSettings> YoloLogic::current_settings() const {
   std::lock_guard<std::mutex> lock(settings_mutex_);
   return settings_;
 }
 
 void YoloLogic::update_settings(const std::function<void(ElementSettings&)>& change) {
   std::lock_guard<std::mutex> lock(settings_mutex_);
-  change(settings_);
+  auto next = std::make_shared<ElementSettings>(*settings_);
+  change(*next);
+  settings_ = std::move(next);
 }
 
 bool YoloLogic::start() {
@@ -114,8 +123,12 @@ bool YoloLogic::start() {
     next_frame_ = 0;
     stats_ = {};
     pending_.clear();
+    pending_.reserve(2 * static_cast<size_t>(model_->options().batch_size));
   }
   last_detections_.clear();
+  nms_cache_ = {};
+  input_pool_.clear();  // the model's batch size may differ from the last start's
+  slot_pool_.clear();
   output_thread_ = std::thread(&YoloLogic::output_loop, this);
   announce(Readiness::kWaitingForFrames, model_->label());
   GST_INFO_OBJECT(element_, "model '%s' (%s) on %s, %lldx%lld input, stream '%s'", s.model.c_str(),
@@ -259,7 +272,8 @@ bool YoloLogic::should_infer(GstBuffer* buffer, guint64 frame, const ElementSett
 
 GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   BufferPtr buffer(raw);
-  const ElementSettings s = settings();
+  const std::shared_ptr<const ElementSettings> settings = current_settings();
+  const ElementSettings& s = *settings;
   if (!have_caps_ || !model_) return GST_FLOW_NOT_NEGOTIATED;
   Pending p;
   const Clock::time_point entered = Clock::now();
@@ -294,10 +308,9 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
     try {
       prepare_input_shape(p.engine);
       const SerialTorchOps serial;  // the cores belong to the batcher's thread (the model)
-      PreprocessedBatch batch =
-          preprocess_frames_for_device({frame_view_of(mapped.frame, format_)}, preprocess_);
-      p.transform = batch.transforms.front();
-      p.result = model_->batcher().submit(producer_, batch.input[0]);
+      torch::Tensor input = prepare_input(frame_view_of(mapped.frame, format_), p, s);
+      p.result = free_slot();
+      model_->batcher().submit(producer_, std::move(input), p.result);
     } catch (const std::exception& e) {
       GST_ELEMENT_ERROR(element_, STREAM, FAILED, ("Could not prepare a frame for the model"),
                         ("%s", e.what()));
@@ -315,6 +328,52 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   }
   cv_.notify_all();
   return GST_FLOW_OK;
+}
+
+torch::Tensor YoloLogic::prepare_input(const FrameView& frame, Pending& p,
+                                       const ElementSettings& s) {
+  (void)s;
+  if (preprocess_.device.is_cpu() && !preprocess_.half) {
+    // Into a pooled tensor, with the preprocessor's buffers: no allocation per frame.
+    const LetterboxTransform t =
+        compute_letterbox(frame.height, frame.width, preprocess_.letterbox);
+    torch::Tensor input = free_input(t.out_height, t.out_width);
+    p.transform = cpu_preprocess_.run(frame, preprocess_, input.data_ptr<float>());
+    return input;
+  }
+  PreprocessedBatch batch = preprocess_frames_for_device({frame}, preprocess_);
+  p.transform = batch.transforms.front();
+  return batch.input[0];
+}
+
+size_t YoloLogic::pool_size() const {
+  // Frames in flight (2 x batch) plus one batch that the batcher may still hold for a moment
+  // after delivering it: a pool this size never runs dry, so it never grows while streaming.
+  return 3 * static_cast<size_t>(model_->options().batch_size);
+}
+
+torch::Tensor YoloLogic::free_input(int64_t height, int64_t width) {
+  if (input_pool_.empty() || input_pool_.front().size(1) != height ||
+      input_pool_.front().size(2) != width) {
+    // A new input size (the first frame, new caps, a swapped model): a pool of that size.
+    input_pool_.clear();
+    for (size_t i = 0; i < pool_size(); ++i)
+      input_pool_.push_back(torch::empty({3, height, width}));
+  }
+  // Free: the pool holds the only reference (the batcher lets go once it has run the frame).
+  for (const torch::Tensor& t : input_pool_)
+    if (t.use_count() == 1) return t;
+  input_pool_.push_back(torch::empty({3, height, width}));
+  return input_pool_.back();
+}
+
+std::shared_ptr<ResultSlot> YoloLogic::free_slot() {
+  if (slot_pool_.empty())
+    for (size_t i = 0; i < pool_size(); ++i) slot_pool_.push_back(std::make_shared<ResultSlot>());
+  for (const std::shared_ptr<ResultSlot>& slot : slot_pool_)
+    if (slot.use_count() == 1) return slot;
+  slot_pool_.push_back(std::make_shared<ResultSlot>());
+  return slot_pool_.back();
 }
 
 void YoloLogic::prepare_input_shape(const std::shared_ptr<Engine>& engine) {
@@ -419,22 +478,29 @@ GstStructure* YoloLogic::stats_structure() const {
       G_TYPE_DOUBLE, m.batches ? static_cast<double>(m.frames) / m.batches : 0.0, nullptr);
 }
 
-NmsOptions YoloLogic::nms_options(const ElementSettings& s,
-                                  const std::map<int, std::string>& names) const {
+const NmsOptions& YoloLogic::nms_options_for(const std::shared_ptr<const ElementSettings>& s,
+                                             const std::shared_ptr<Engine>& engine) {
+  if (nms_cache_.settings == s && nms_cache_.engine == engine) return nms_cache_.options;
   NmsOptions o;
-  o.conf = static_cast<float>(s.conf);
-  o.iou = static_cast<float>(s.iou);
-  o.max_det = s.max_det;
+  o.conf = static_cast<float>(s->conf);
+  o.iou = static_cast<float>(s->iou);
+  o.max_det = s->max_det;
   try {
-    o.classes = parse_classes(s.classes, names);
+    o.classes = parse_classes(s->classes, engine->metadata().names);
   } catch (const std::exception& e) {
     GST_WARNING_OBJECT(element_, "%s; keeping every class", e.what());
   }
-  return o;
+  nms_cache_ = {s, engine, std::move(o)};
+  return nms_cache_.options;
 }
 
 void YoloLogic::output_loop() {
+  name_this_thread("yolo-out");
   const SerialTorchOps serial;  // NMS is light; the cores belong to the batcher's thread
+  // This thread frees model outputs whenever it holds the last reference, and LibTorch sets up
+  // a thread's memory-reporting state on its first free: done now, not in the middle of a
+  // stream (test_element_allocations).
+  torch::empty({1});
   for (;;) {
     Pending p;
     {
@@ -442,10 +508,10 @@ void YoloLogic::output_loop() {
       cv_.wait(lock, [&] { return stopping_ || (!flushing_ && !pending_.empty()); });
       if (stopping_) return;
       p = std::move(pending_.front());
-      pending_.pop_front();
+      pending_.erase(pending_.begin());
       ++in_progress_;
     }
-    const GstFlowReturn flow = finish(p, settings());
+    const GstFlowReturn flow = finish(p, current_settings());
     {
       std::lock_guard<std::mutex> lock(mutex_);
       --in_progress_;
@@ -455,58 +521,64 @@ void YoloLogic::output_loop() {
   }
 }
 
-std::optional<std::vector<Detection>> YoloLogic::wait_detections(Pending& p,
-                                                                 const ElementSettings& s,
-                                                                 double& waited_us) {
+bool YoloLogic::wait_detections(Pending& p, const std::shared_ptr<const ElementSettings>& s,
+                                double& waited_us) {
   // Bounded waits so that flushing and stopping are noticed promptly; the batcher itself always
-  // completes the future within batch-timeout plus one model call.
+  // delivers within batch-timeout plus one model call.
   const Clock::time_point waiting = Clock::now();
-  while (p.result.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+  while (!p.result->wait_for(std::chrono::milliseconds(20))) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (flushing_ || stopping_) return std::nullopt;
+    if (flushing_ || stopping_) return false;
   }
   waited_us = micros(Clock::now() - waiting);
+  detections_.clear();
   try {
-    const torch::Tensor row = p.result.get();
-    std::vector<torch::Tensor> kept = non_max_suppression(
-        row.unsqueeze(0), nms_options(s, p.engine->metadata().names), p.engine->end2end());
-    torch::Tensor boxes = kept.front().contiguous();
-    detections_to_source(boxes, p.transform);
+    torch::Tensor row = p.result->take();
+    // A CPU model's float row is read in place; a GPU's (or FP16) row comes over first.
+    if (!row.device().is_cpu() || row.scalar_type() != torch::kFloat || !row.is_contiguous())
+      row = row.to(torch::kCPU, torch::kFloat).contiguous();
+    const bool end2end = p.engine->end2end();
+    if (row.dim() != 2)
+      throw std::runtime_error(
+          fmt::format("the model's output row has {} dimensions, not 2", row.dim()));
+    std::vector<float>& rows =
+        nms_.run(row.data_ptr<float>(), end2end ? row.size(1) : row.size(0),
+                 end2end ? row.size(0) : row.size(1), nms_options_for(s, p.engine), end2end);
+    rows_to_source(rows.data(), nms_.count(), 6, p.transform);
+    detections_from_rows(rows.data(), nms_.count(), p.engine->metadata().names, detections_);
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.inferred;
-    return detections_from_rows(boxes.data_ptr<float>(), boxes.size(0), p.engine->metadata().names);
+    return true;
   } catch (const FrameDropped& e) {
     // Only when the batcher goes away under the frame; pass the frame on without detections.
     GST_DEBUG_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": %s", p.frame, e.what());
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.dropped_by_batcher;
-    return std::vector<Detection>{};
+    return true;
   } catch (const std::exception& e) {
     GST_ELEMENT_ERROR(element_, STREAM, FAILED, ("Inference failed"), ("%s", e.what()));
     std::lock_guard<std::mutex> lock(mutex_);
     last_flow_ = GST_FLOW_ERROR;
-    return std::nullopt;
+    return false;
   }
 }
 
-GstFlowReturn YoloLogic::finish(Pending& p, const ElementSettings& s) {
+GstFlowReturn YoloLogic::finish(Pending& p,
+                                const std::shared_ptr<const ElementSettings>& settings) {
+  const ElementSettings& s = *settings;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (flushing_) return GST_FLOW_FLUSHING;
     if (last_flow_ != GST_FLOW_OK) return last_flow_;  // downstream refused: drop, don't push
   }
   if (!handoff_offered_) offer_publishing(s);
-  std::vector<Detection> detections;
   double waited_us = 0;
   const Clock::time_point started = Clock::now();
-  if (p.infer) {
-    auto got = wait_detections(p, s, waited_us);
-    if (!got) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      return flushing_ || stopping_ ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
-    }
-    detections = std::move(*got);
+  if (p.infer && !wait_detections(p, settings, waited_us)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return flushing_ || stopping_ ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
   }
+  const std::vector<Detection>& detections = detections_;
   GstBuffer* buffer = gst_buffer_make_writable(p.buffer.release());
   p.buffer.reset(buffer);
   const int width = GST_VIDEO_INFO_WIDTH(&p.info), height = GST_VIDEO_INFO_HEIGHT(&p.info);
@@ -516,7 +588,7 @@ GstFlowReturn YoloLogic::finish(Pending& p, const ElementSettings& s) {
   if (p.infer) {
     attach_roi_metas(buffer, detections, width, height);
     // Drawn as the metas carry them, so that draw=true equals `yolo ! yolooverlay`.
-    last_detections_ = as_roi_boxes(detections, width, height);
+    as_roi_boxes(detections, width, height, last_detections_);
   }
   if (s.draw && !last_detections_.empty()) {
     MappedFrame mapped(&p.info, buffer, GST_MAP_READWRITE);

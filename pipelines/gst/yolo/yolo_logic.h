@@ -3,12 +3,19 @@
 // The element's state and streaming work.
 //
 // Data flow. The streaming thread (submit_input_buffer) maps each frame, preprocesses it on the
-// model's device (letterbox, colour conversion, normalisation: device_preprocess.h), submits it
-// to the shared DynamicBatcher and queues it, with its future, in `pending_`. An output thread
+// model's device (letterbox, colour conversion, normalisation: cpu_frame_preprocess.h on a CPU,
+// device_preprocess.h on a GPU), submits it to the shared DynamicBatcher and queues it, with the
+// slot its result arrives in, in `pending_`. An output thread
 // takes queued frames in order, waits for their model output, runs NMS, attaches the ROI metas
 // (and draws, publishes, posts) and pushes them downstream. So frames are pipelined: the next
 // frames are preprocessed while a batch runs, one stream can fill a batch, and a frame leaves as
 // soon as its result exists, not when the next frame arrives.
+//
+// Steady state without the heap (on a CPU device, with no HTTP endpoint or messages, whose stored
+// results are new memory by nature): the settings are a shared snapshot, the input tensors and
+// result slots come from pools, the queue is a reserved vector, NMS and the detections reuse
+// their buffers. What is left is GStreamer's (a meta's structures per detection) and OpenCV's
+// (the resize's coefficient table); test_element_allocations counts it.
 //
 // At most 2 x batch-size frames are in flight per element; upstream blocks beyond that
 // (back-pressure; live sources put a leaky queue before the element). Serialized events (EOS,
@@ -22,8 +29,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -33,6 +38,7 @@
 
 #include "element_settings.h"
 #include "result_publisher.h"
+#include "yolo/runtime/cpu_frame_preprocess.h"
 #include "yolo/runtime/detection.h"
 #include "yolo/runtime/device_preprocess.h"
 #include "yolo/runtime/frame_view.h"
@@ -51,7 +57,8 @@ class ModelInstance;
 }  // namespace yolo::gst
 namespace yolo {
 class Engine;
-}
+class ResultSlot;
+}  // namespace yolo
 namespace yolo::gst {
 class HttpService;
 
@@ -80,13 +87,15 @@ struct ElementStats {
 
 class YoloLogic {
  public:
-  explicit YoloLogic(GstBaseTransform* element) : element_(element) {}
+  explicit YoloLogic(GstBaseTransform* element);
   ~YoloLogic();
   YoloLogic(const YoloLogic&) = delete;
   YoloLogic& operator=(const YoloLogic&) = delete;
 
   // Properties: copies under the settings lock, readable from any thread.
   ElementSettings settings() const;
+  // The settings now, shared (no copy: the per-frame paths read them without allocating).
+  std::shared_ptr<const ElementSettings> current_settings() const;
   void update_settings(const std::function<void(ElementSettings&)>& change);
 
   // GstBaseTransform hooks.
@@ -108,8 +117,8 @@ class YoloLogic {
     BufferPtr buffer;
     guint64 frame = 0;
     bool infer = false;
-    std::future<at::Tensor> result;
-    std::shared_ptr<Engine> engine;  // the model the frame was prepared for (hot swaps)
+    std::shared_ptr<ResultSlot> result;  // from slot_pool_
+    std::shared_ptr<Engine> engine;      // the model the frame was prepared for (hot swaps)
     LetterboxTransform transform;
     GstVideoInfo info;
     PixelFormat format = PixelFormat::kBGR;
@@ -129,16 +138,25 @@ class YoloLogic {
   void announce(Readiness state, const std::string& detail);
   bool should_infer(GstBuffer* buffer, guint64 frame, const ElementSettings& s);
   void output_loop();
-  // The frame's detections, or nullopt when it must not be pushed (flushing, stopping, error);
-  // waited_us: how long the model's row took to come.
-  std::optional<std::vector<Detection>> wait_detections(Pending& p, const ElementSettings& s,
-                                                        double& waited_us);
-  GstFlowReturn finish(Pending& p, const ElementSettings& s);
+  // The frame's detections into detections_; false when it must not be pushed (flushing,
+  // stopping, error). waited_us: how long the model's row took to come.
+  bool wait_detections(Pending& p, const std::shared_ptr<const ElementSettings>& s,
+                       double& waited_us);
+  // Streaming thread: the frame's model input, preprocessed into a pooled tensor on a CPU.
+  at::Tensor prepare_input(const FrameView& frame, Pending& p, const ElementSettings& s);
+  // A pooled tensor of this shape (CPU float) / result slot that nothing else holds now; new ones
+  // only until the pools have grown to the frames in flight.
+  at::Tensor free_input(int64_t height, int64_t width);
+  size_t pool_size() const;
+  std::shared_ptr<ResultSlot> free_slot();
+  // NMS options for these settings and engine, parsed once per change (output thread).
+  const NmsOptions& nms_options_for(const std::shared_ptr<const ElementSettings>& s,
+                                    const std::shared_ptr<Engine>& engine);
+  GstFlowReturn finish(Pending& p, const std::shared_ptr<const ElementSettings>& settings);
   void publish(Pending& p, GstBuffer* buffer, const std::vector<Detection>& detections,
                const ElementSettings& s);
   // Offers publishing to a yolotracker downstream (result_publisher.h), before the first push.
   void offer_publishing(const ElementSettings& s);
-  NmsOptions nms_options(const ElementSettings& s, const std::map<int, std::string>& names) const;
   // Makes the engine ready for this stream's input size (its frame size letterboxed with
   // preprocess_.letterbox) before the first frame of that size reaches the batcher.
   void prepare_input_shape(const std::shared_ptr<Engine>& engine);
@@ -148,7 +166,8 @@ class YoloLogic {
   GstBaseTransform* element_;  // owns this object
 
   mutable std::mutex settings_mutex_;
-  ElementSettings settings_;
+  // Replaced (never changed) by update_settings(), so a reader's snapshot stays whole.
+  std::shared_ptr<const ElementSettings> settings_ = std::make_shared<const ElementSettings>();
 
   // Set in start(), released in stop(); read without a lock by the streaming and output threads,
   // which only run in between; other threads (queries, stats) copy it under mutex_.
@@ -171,8 +190,8 @@ class YoloLogic {
   // The queue between the streaming thread and the output thread.
   mutable std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<Pending> pending_;
-  int in_progress_ = 0;  // frames taken by the output thread and not yet pushed
+  std::vector<Pending> pending_;  // in order; room for every frame in flight reserved in start()
+  int in_progress_ = 0;           // frames taken by the output thread and not yet pushed
   bool flushing_ = false, stopping_ = false;
   GstFlowReturn last_flow_ = GST_FLOW_OK;
   GstClockTime qos_earliest_ = GST_CLOCK_TIME_NONE;
@@ -181,6 +200,18 @@ class YoloLogic {
   // The last inferred frame's boxes as its ROI metas carry them: drawn with draw=true, also on
   // the frames between inferences.
   std::vector<Detection> last_detections_;
+  // Streaming thread: buffers reused frame after frame.
+  CpuFramePreprocessor cpu_preprocess_;
+  std::vector<at::Tensor> input_pool_;
+  std::vector<std::shared_ptr<ResultSlot>> slot_pool_;
+  // Output thread: NMS buffers, the frame's detections, the parsed NMS options.
+  NmsWorkspace nms_;
+  std::vector<Detection> detections_;
+  struct NmsCache {
+    std::shared_ptr<const ElementSettings> settings;
+    std::shared_ptr<Engine> engine;
+    NmsOptions options;
+  } nms_cache_;
   // The handoff (output thread; reset by start()): offered yet, and taken by a tracker.
   bool handoff_offered_ = false, handed_off_ = false;
   std::thread output_thread_;

@@ -55,7 +55,7 @@ bool with_bgr_frame(GstSample* sample, const std::function<void(const cv::Mat& b
   try {
     // YUV with the stream's colours, as the element and predict convert it.
     const media::FrameColours colours = media::frame_colours(caps);
-    cv::Mat converted;
+    BgrScratch converted;
     use(bgr_of_frame(view, colours.matrix, colours.range, converted));
   } catch (...) {
     gst_video_frame_unmap(&frame);

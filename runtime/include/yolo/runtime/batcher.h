@@ -3,6 +3,9 @@
 // passed since the oldest one arrived, whichever comes first, runs it, and completes each
 // caller's future with that frame's row of the output.
 //
+// A frame's result arrives in a std::future (submit()), or, for a producer that must not allocate
+// per frame, in a ResultSlot it owns and reuses.
+//
 // Each producer has a bounded queue. When it is full, the producer's policy decides:
 //   kBlock      submit() waits for space (back-pressure: a file source slows down);
 //   kDropOldest the producer's oldest waiting frame is dropped, its future fails with
@@ -14,14 +17,16 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace yolo {
 
@@ -29,6 +34,29 @@ namespace yolo {
 class FrameDropped : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// Where one frame's output row arrives, for producers that submit frame after frame without a heap
+// allocation (a std::future's shared state is one per frame). A producer keeps a few slots and
+// reuses one once nothing else holds it (use_count() == 1): the batcher holds a slot from
+// submit() until it has delivered into it.
+class ResultSlot {
+ public:
+  // Waits up to `timeout`; true when the row (or an error) is there.
+  bool wait_for(std::chrono::microseconds timeout);
+  // The row, or rethrows FrameDropped / the model's error. Call after wait_for() returned true.
+  torch::Tensor take();
+
+ private:
+  friend class DynamicBatcher;
+  void reset();
+  void deliver(torch::Tensor row, std::exception_ptr error);
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool ready_ = false;
+  torch::Tensor row_;
+  std::exception_ptr error_;
 };
 
 enum class QueueFullPolicy { kBlock, kDropOldest };
@@ -75,6 +103,9 @@ class DynamicBatcher {
   // whose frame sizes give other rectangular inputs run in batches of their own). The future
   // gives that frame's output row, or throws FrameDropped / the model's error.
   std::future<torch::Tensor> submit(int producer, torch::Tensor input);
+  // As submit(), with the result delivered into `slot` (reset here; it must not be waiting in
+  // the batcher already). In steady state this allocates nothing.
+  void submit(int producer, torch::Tensor input, std::shared_ptr<ResultSlot> slot);
 
   // Runs the frames waiting now without waiting for the batch to fill or for batch_timeout (a
   // stream at its end must not wait for frames that will never come). No-op when none wait.
@@ -85,22 +116,31 @@ class DynamicBatcher {
 
  private:
   struct Item {
-    int producer;
+    int producer = -1;
     torch::Tensor input;
-    std::promise<torch::Tensor> result;
+    std::optional<std::promise<torch::Tensor>> promise;  // submit() with a future
+    std::shared_ptr<ResultSlot> slot;                    // submit() with a slot
     std::chrono::steady_clock::time_point arrived;
+    void deliver(torch::Tensor row, std::exception_ptr error);
   };
   struct Producer {
     ProducerStats stats;
   };
+  // Queues `item` under `lock` (blocking or dropping by the producer's policy). Throws.
+  void enqueue(std::unique_lock<std::mutex>& lock, Item item);
   void worker();
+  void run_batch();  // worker thread: runs batch_ and delivers its rows
 
   RunFn run_;
   BatcherOptions opts_;
   mutable std::mutex mutex_;
   std::condition_variable work_cv_, space_cv_, idle_cv_;
   int active_submits_ = 0;  // producers inside submit(); the destructor waits for 0
-  std::deque<Item> queue_;  // arrival order across producers
+  // Arrival order across producers; a vector with room reserved for every producer's queue, so
+  // that queueing a frame never allocates (it holds at most a few dozen frames).
+  std::vector<Item> queue_;
+  std::vector<Item> batch_;  // worker thread: the batch being run
+  std::vector<torch::Tensor> batch_inputs_;
   std::map<int, Producer> producers_;
   int next_producer_id_ = 0;
   BatcherStats stats_;

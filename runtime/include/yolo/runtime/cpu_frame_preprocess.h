@@ -10,12 +10,42 @@
 // path stays: the frame is uploaded once and every step runs there.
 #pragma once
 
+#include <memory>
+#include <opencv2/core/mat.hpp>
 #include <vector>
 
 #include "yolo/runtime/device_preprocess.h"
 #include "yolo/runtime/frame_view.h"
+#include "yolo/runtime/letterbox_geometry.h"
+#include "yolo/runtime/mat_frame_view.h"
 
 namespace yolo {
+
+class CpuLinearResize;
+
+// One frame at a time into memory the caller owns, with the conversion and resize buffers and
+// tables kept from frame to frame: for a stream (frames of one size) nothing is allocated after
+// the first frame. The resize is OpenCV's INTER_LINEAR replayed bit for bit (cv::resize itself
+// allocates its tables on every call); the letterbox is written straight into the output (no
+// padded copy, no second pass), with the bytes of letterbox() + images_to_tensor().
+class CpuFramePreprocessor {
+ public:
+  CpuFramePreprocessor();
+  ~CpuFramePreprocessor();
+  CpuFramePreprocessor(CpuFramePreprocessor&&) noexcept;
+  CpuFramePreprocessor& operator=(CpuFramePreprocessor&&) noexcept;
+
+  // Writes `frame` into `out`: 3 planes (R, G, B) of t.out_height x t.out_width floats, where t
+  // is compute_letterbox(frame.height, frame.width, options.letterbox), which is returned.
+  // Throws std::invalid_argument for a bad frame (validate_frame's messages).
+  LetterboxTransform run(const FrameView& frame, const DevicePreprocessOptions& options,
+                         float* out);
+
+ private:
+  BgrScratch bgr_;
+  cv::Mat resized_;
+  std::unique_ptr<CpuLinearResize> resize_;
+};
 
 // As preprocess_frames(), on the CPU: options.device must be the CPU. Frames must letterbox to
 // one size. Throws std::invalid_argument for bad frames (validate_frame's messages).

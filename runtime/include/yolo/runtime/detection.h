@@ -46,6 +46,9 @@ struct FrameResult {
 // with names from the model's metadata ("class N" for ids without a name).
 std::vector<Detection> detections_from_rows(const float* rows, int64_t count,
                                             const std::map<int, std::string>& names);
+// The same into `out`, whose elements (and their names' buffers) are reused.
+void detections_from_rows(const float* rows, int64_t count, const std::map<int, std::string>& names,
+                          std::vector<Detection>& out);
 
 nlohmann::json to_json(const Detection& d);
 nlohmann::json to_json(const FrameResult& r);

@@ -13,4 +13,8 @@ namespace yolo {
 // GPU runtime is present (faster, asynchronous uploads); otherwise `pin` has no effect.
 torch::Tensor images_to_tensor(const std::vector<cv::Mat>& images, bool pin = false);
 
+// One row of `pixels` BGR bytes -> the input's RGB planes, x / 255 (the arithmetic of
+// images_to_tensor, shared with the frame preprocessing that writes in place).
+void bgr_row_to_planes(const uint8_t* bgr, int pixels, float* red, float* green, float* blue);
+
 }  // namespace yolo

@@ -13,10 +13,17 @@ namespace yolo {
 // std::invalid_argument unless it is 8-bit with bytes_per_pixel(format) channels.
 FrameView frame_view_of_mat(const cv::Mat& image, PixelFormat format = PixelFormat::kBGR);
 
+// What bgr_of_frame() converts into. Kept by a caller that converts frame after frame, a frame of
+// the same size then allocates nothing.
+struct BgrScratch {
+  cv::Mat bgr;
+  cv::Mat stacked_yuv;  // I420 planes made contiguous for cv::cvtColor
+};
+
 // The frame as 8-bit BGR: a view of a BGR frame (valid while the frame is), else a conversion
-// into `scratch`, which is returned. YUV frames are converted with `matrix` and `range`
+// into `scratch.bgr`, which is returned. YUV frames are converted with `matrix` and `range`
 // (yolo/core/yuv_colour.h; BT.601 limited range of even size through cv::cvtColor, the same
 // bytes); odd sizes read chroma planes rounded up, as GStreamer lays them out.
-cv::Mat bgr_of_frame(const FrameView& frame, YuvMatrix matrix, YuvRange range, cv::Mat& scratch);
+cv::Mat bgr_of_frame(const FrameView& frame, YuvMatrix matrix, YuvRange range, BgrScratch& scratch);
 
 }  // namespace yolo

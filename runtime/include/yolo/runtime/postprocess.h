@@ -26,6 +26,40 @@ struct NmsOptions {
   std::vector<int> classes;  // keep only these class ids (empty: all)
 };
 
+// One image's postprocessing on the CPU over raw floats, with buffers kept from image to image:
+// after the first images of a stream it allocates nothing (the `yolo` element's steady state).
+// non_max_suppression() runs every image through one, so both give the same rows.
+//
+// Ties: candidates are ordered by descending score, then by their position in the output, and
+// the greedy pass keeps a box unless a kept box of its class (any class when agnostic) ahead of
+// it overlaps it by IoU > iou, which is the kept set of NMS per class followed by one sort, as
+// Ultralytics' class-offset NMS gives it. It stops at max_det kept boxes.
+class NmsWorkspace {
+ public:
+  // pred: one image's output, channel-major: 4+nc rows of `anchors` floats (centre-xywh, then
+  // the class scores); or with end2end, `anchors` rows of 6 (x1 y1 x2 y2 conf class). Returns
+  // rows of 6 floats (x1 y1 x2 y2 conf class) by descending confidence, the caller's to change
+  // until the next call. Throws std::invalid_argument for a shape that is neither.
+  std::vector<float>& run(const float* pred, int64_t channels, int64_t anchors,
+                          const NmsOptions& opts, bool end2end);
+  // Rows in the last result.
+  int64_t count() const { return static_cast<int64_t>(rows_.size() / 6); }
+
+ private:
+  struct Candidate {
+    float x1, y1, x2, y2, score, area;
+    int cls;
+  };
+  bool class_wanted(int cls, const NmsOptions& opts) const;
+  std::vector<Candidate> candidates_;
+  std::vector<int32_t> order_, kept_;
+  std::vector<float> rows_;
+};
+
+// rows: n rows of `stride` floats starting x1 y1 x2 y2, in model-input pixels -> source-frame
+// pixels, clipped to the frame, in place (the arithmetic of detections_to_source()).
+void rows_to_source(float* rows, int64_t n, int64_t stride, const LetterboxTransform& t);
+
 // pred: (B, 4+nc, A) centre-xywh + scores, or (B, K, 6) end-to-end rows when end2end is true.
 // Returns one (n_i, 6) float tensor per image on the CPU, sorted by descending confidence.
 std::vector<torch::Tensor> non_max_suppression(const torch::Tensor& pred, const NmsOptions& opts,

@@ -61,6 +61,9 @@ inline constexpr const char* kStatusMessage = "yolo-status";
 // The detections as their ROI metas carry them: boxes rounded outwards to whole pixels and
 // clipped to the frame. What `draw=true` draws, so that it equals yolooverlay on the metas.
 std::vector<Detection> as_roi_boxes(std::vector<Detection> detections, int width, int height);
+// The same into `boxes`, whose elements are reused (a stream's steady state allocates nothing).
+void as_roi_boxes(const std::vector<Detection>& detections, int width, int height,
+                  std::vector<Detection>& boxes);
 
 // One ROI meta per detection, in order; a detection with track_id > 0 also gets its "tracking"
 // structure and roi->id.
