@@ -271,3 +271,65 @@ TEST(Batcher, BatchesHoldFramesOfOneShape) {
   }
   EXPECT_EQ(frames, 8);
 }
+
+// Result slots: each frame's row arrives in the producer's slot, the batcher lets go of the slot
+// and the input once it has delivered (a producer then reuses both), and drops and model errors
+// reach the slot as exceptions.
+TEST(Batcher, ResultSlotsAreDeliveredAndReleased) {
+  Gate gate;
+  BatcherOptions o;
+  o.max_batch = 2;
+  o.batch_timeout = 10s;
+  o.queue_capacity = 2;
+  DynamicBatcher b(
+      [&](const torch::Tensor& x) {
+        gate.wait();
+        return x * 3;
+      },
+      o);
+  const int p = b.add_producer("cam", QueueFullPolicy::kDropOldest);
+  auto first = std::make_shared<yolo::ResultSlot>(), second = std::make_shared<yolo::ResultSlot>();
+  torch::Tensor in0 = frame(1), in1 = frame(2);
+  b.submit(p, in0, first);
+  b.submit(p, in1, second);
+  EXPECT_FALSE(first->wait_for(std::chrono::microseconds(0)));
+  gate.open();
+  ASSERT_TRUE(first->wait_for(5s));
+  ASSERT_TRUE(second->wait_for(5s));
+  EXPECT_FLOAT_EQ(first->take()[0].item<float>(), 3.f);
+  EXPECT_FLOAT_EQ(second->take()[1].item<float>(), 6.f);
+  EXPECT_EQ(in0.use_count(), 1) << "the input goes back before the result says done";
+  // Reused: the same slot takes the next frame's row.
+  b.submit(p, frame(5), first);
+  b.submit(p, frame(6), second);
+  ASSERT_TRUE(first->wait_for(5s));
+  EXPECT_FLOAT_EQ(first->take()[0].item<float>(), 15.f);
+  ASSERT_TRUE(second->wait_for(5s));
+  second->take();
+  for (int i = 0; i < 100 && first.use_count() > 1; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(first.use_count(), 1) << "the batcher keeps no slot it has delivered";
+}
+
+TEST(Batcher, ResultSlotsCarryDropsAndErrors) {
+  BatcherOptions o;
+  o.max_batch = 4;
+  o.batch_timeout = 10s;  // nothing runs until a flush
+  o.queue_capacity = 1;
+  std::atomic<bool> fail{false};
+  DynamicBatcher b(
+      [&](const torch::Tensor& x) -> torch::Tensor {
+        if (fail) throw std::runtime_error("model broke");
+        return x;
+      },
+      o);
+  const int p = b.add_producer("cam", QueueFullPolicy::kDropOldest);
+  auto dropped = std::make_shared<yolo::ResultSlot>(), kept = std::make_shared<yolo::ResultSlot>();
+  b.submit(p, frame(1), dropped);
+  b.submit(p, frame(2), kept);  // the queue of 1 is full: the first is dropped
+  ASSERT_TRUE(dropped->wait_for(5s));
+  EXPECT_THROW(dropped->take(), yolo::FrameDropped);
+  fail = true;
+  b.flush();
+  ASSERT_TRUE(kept->wait_for(5s));
+  EXPECT_THROW(kept->take(), std::runtime_error);
+}

@@ -13,7 +13,9 @@
 // comparable by a fixed conf-threshold), or --model (a trained export, so that the tracker
 // rows see real objects). Rows:
 //   (1) baseline: detect_images on the decoded BGR frames, one frame per call, no GStreamer, on
-//       the main thread after the pipelines (the engine's best case: see engine_baseline);
+//       a thread of its own with no pipeline running (the engine's best case), once in every
+//       round of (2), so that each stream row's ratio pairs runs of the same round (the
+//       machine drifts by 20-40 % over minutes; a baseline measured once carries that drift);
 //   (2) N streams: N x `filesrc ! decodebin ! videoconvert ! yolo ! fakesink` in one pipeline,
 //       all sharing one model instance (batch-size N), decoding included, as fast as they go;
 //       in --stream-rounds rounds (medians; with --compare-bgr each round also runs BGR into
@@ -354,9 +356,11 @@ struct Row {
   std::string what;
   double fps;
   double ratio = 1, ratio_min = 1, ratio_max = 1;  // staged rows: paired per round
-  double p50_ms = 0, p99_ms = 0;                   // latency through `yolo`
-  double cpu_percent = 0;                          // process CPU over wall, 100 = one core
-  StageStats stages;                               // streams rows: where the time goes
+  // Stream rows: median (range) of each round's frames/s over that round's baseline; 0: none.
+  double vs_engine = 0, vs_engine_min = 0, vs_engine_max = 0;
+  double p50_ms = 0, p99_ms = 0;  // latency through `yolo`
+  double cpu_percent = 0;         // process CPU over wall, 100 = one core
+  StageStats stages;              // streams rows: where the time goes
 };
 
 // N copies of `filesrc ! decodebin ! videoconvert [! identity sync=true] ! yolo ! fakesink`
@@ -587,8 +591,9 @@ Row engine_baseline(const fs::path& model, const std::vector<cv::Mat>& frames, f
 
 // One stream count's row (I420 in, or BGR in) from its rounds: medians, and each round's
 // ratio to the I420 run of the same round.
-Row streams_row(const std::vector<std::vector<ProbedRun>>& runs, size_t v, bool bgr_input, int n) {
-  std::vector<double> fps, p50, p99, cpu, paired;
+Row streams_row(const std::vector<std::vector<ProbedRun>>& runs, size_t v, bool bgr_input, int n,
+                const std::vector<double>& engine_fps) {
+  std::vector<double> fps, p50, p99, cpu, paired, vs_engine;
   for (size_t r = 0; r < runs[v].size(); ++r) {
     const ProbedRun& run = runs[v][r];
     fps.push_back(steady_fps(run.probes));
@@ -597,6 +602,7 @@ Row streams_row(const std::vector<std::vector<ProbedRun>>& runs, size_t v, bool 
     p99.push_back(percentile(all, 0.99));
     cpu.push_back(run.cpu_percent);
     paired.push_back(fps.back() / steady_fps(runs[0][r].probes));
+    vs_engine.push_back(fps.back() / engine_fps[r]);
   }
   Row row{fmt::format("{} stream{} through yolo (batch-size {}){}", n, n > 1 ? "s" : "", n,
                       bgr_input ? ", BGR in" : ""),
@@ -606,24 +612,39 @@ Row streams_row(const std::vector<std::vector<ProbedRun>>& runs, size_t v, bool 
   row.p99_ms = median(p99);
   row.cpu_percent = median(cpu);
   row.stages = runs[v][runs[v].size() / 2].stages;  // one round's, for the breakdown
+  row.vs_engine = median(vs_engine);
+  row.vs_engine_min = *std::min_element(vs_engine.begin(), vs_engine.end());
+  row.vs_engine_max = *std::max_element(vs_engine.begin(), vs_engine.end());
   return row;
 }
 
 struct StreamRows {
-  std::vector<Row> rows;   // as fast as they go, with a "timed from PLAYING" row each
+  std::vector<Row> rows;   // the baseline, then as fast as they go, with a "timed from PLAYING"
+                           // row each
   std::vector<Row> paced;  // paced as live cameras
 };
 
 // Each stream count in `stream_rounds` rounds, I420 then (--compare-bgr) BGR into the element in
 // each; then the same count paced as live cameras.
 StreamRows measure_streams(const Args& args, const fs::path& video, const fs::path& model,
-                           size_t frame_count) {
+                           const std::vector<cv::Mat>& frames) {
+  const size_t frame_count = frames.size();
   StreamRows out;
+  std::vector<Row> baselines;  // every round's
   const std::vector<bool> inputs =
       args.compare_bgr ? std::vector<bool>{false, true} : std::vector<bool>{false};
   for (int n : args.streams) {
     std::vector<std::vector<ProbedRun>> runs(inputs.size());
+    std::vector<double> engine_fps;
     for (int r = 0; r < args.stream_rounds; ++r) {
+      // The round's baseline, on a thread of its own: its LibTorch workers end with it, so the
+      // pipelines' model thread never shares the cores with idle workers of another thread
+      // (serial_torch_ops.h), and the baseline has the machine to itself.
+      baselines.push_back(
+          yolo::run_on_own_thread([&] { return engine_baseline(model, frames, args.conf); }));
+      engine_fps.push_back(baselines.back().fps);
+      fmt::print(stderr, "round {}/{}: bare engine: {:.2f} frames/s\n", r + 1, args.stream_rounds,
+                 engine_fps.back());
       for (size_t v = 0; v < inputs.size(); ++v) {
         runs[v].push_back(
             run_probed(streams_pipeline(video, model, args.conf, n, false,
@@ -639,7 +660,7 @@ StreamRows measure_streams(const Args& args, const fs::path& video, const fs::pa
       std::vector<double> whole;
       for (const ProbedRun& run : runs[v])
         whole.push_back(static_cast<double>(n) * frame_count / run.seconds);
-      out.rows.push_back(streams_row(runs, v, inputs[v], n));
+      out.rows.push_back(streams_row(runs, v, inputs[v], n, engine_fps));
       if (v == 0) i420_fps = out.rows.back().fps;
       out.rows.push_back({"  the same, timed from PLAYING (load and warm-up in)", median(whole)});
     }
@@ -653,20 +674,32 @@ StreamRows measure_streams(const Args& args, const fs::path& video, const fs::pa
             : pan_video(args.pan_photo, args.out, args.frames, paced_fps);
     out.paced.push_back(paced_row(paced_video, model, args.conf, n, paced_fps));
   }
+  // The baseline row: the median round's.
+  std::sort(baselines.begin(), baselines.end(),
+            [](const Row& a, const Row& b) { return a.fps < b.fps; });
+  Row baseline = baselines[baselines.size() / 2];
+  baseline.what =
+      fmt::format("detect_images, 1 frame per call (median of {} rounds)", baselines.size());
+  out.rows.insert(out.rows.begin(), baseline);
   return out;
 }
 
 // The stream rows against the baseline (rows[0]), the paced rows' latencies, and where a
 // frame's time goes in each.
 void print_stream_tables(const std::vector<Row>& rows, const std::vector<Row>& paced_rows) {
-  fmt::print("| {:<56} | {:>9} | {:>17} | {:>8} | {:>8} | {:>6} | {:>22} |\n", "what", "frames/s",
-             "ratio to engine", "p50 ms", "p99 ms", "CPU %", "to I420 in, per round");
-  fmt::print("|{:-<58}|{:->11}|{:->19}|{:->10}|{:->10}|{:->8}|{:->24}|\n", "", "", "", "", "", "",
+  fmt::print("| {:<56} | {:>9} | {:>24} | {:>8} | {:>8} | {:>6} | {:>22} |\n", "what", "frames/s",
+             "to engine, per round", "p50 ms", "p99 ms", "CPU %", "to I420 in, per round");
+  fmt::print("|{:-<58}|{:->11}|{:->26}|{:->10}|{:->10}|{:->8}|{:->24}|\n", "", "", "", "", "", "",
              "");
   for (const auto& r : rows) {
     const bool timed = r.p50_ms > 0;
-    fmt::print("| {:<56} | {:>9.1f} | {:>16.2f}x | {:>8} | {:>8} | {:>6} | {:>22} |\n", r.what,
-               r.fps, r.fps / rows[0].fps, timed ? fmt::format("{:.1f}", r.p50_ms) : "",
+    // Stream rows: paired with each round's baseline; the others against the median baseline.
+    const std::string to_engine =
+        r.vs_engine > 0
+            ? fmt::format("{:.2f}x ({:.2f}-{:.2f})", r.vs_engine, r.vs_engine_min, r.vs_engine_max)
+            : fmt::format("{:.2f}x", r.fps / rows[0].fps);
+    fmt::print("| {:<56} | {:>9.1f} | {:>24} | {:>8} | {:>8} | {:>6} | {:>22} |\n", r.what, r.fps,
+               to_engine, timed ? fmt::format("{:.1f}", r.p50_ms) : "",
                timed ? fmt::format("{:.1f}", r.p99_ms) : "",
                r.cpu_percent > 0 ? fmt::format("{:.0f}", r.cpu_percent) : "",
                r.ratio != 1 || r.ratio_min != 1 || r.ratio_max != 1
@@ -723,17 +756,12 @@ int run(int argc, char** argv) {
   const float conf = args.conf;
   const std::vector<cv::Mat> frames = decode(video);
   const size_t frame_count = frames.size();
-  StreamRows streams = measure_streams(args, video, model, frame_count);
+  StreamRows streams = measure_streams(args, video, model, frames);
   std::vector<Row>& rows = streams.rows;
   const std::vector<Row> tracking_rows = args.trackers.empty() && args.analytics.empty()
                                              ? std::vector<Row>{}
                                              : staged_rows(args, video, model, frame_count);
   const std::vector<Row> rect = args.rect_rounds > 0 ? rect_rows(args, video) : std::vector<Row>{};
-  // Last, and on the main thread: the engine's best case. libgomp lets idle CPU workers spin
-  // between ops only while the process holds no more of them than there are cores, counting
-  // the main thread; a model on any other thread (the element's batcher) gets parked workers
-  // when threads = cores.
-  rows.insert(rows.begin(), engine_baseline(model, frames, conf));
 
   fmt::print(
       "\nyolo element vs bare engine: {} at {}, {} ({} frames per stream), conf {}, CPU, {} "
