@@ -308,7 +308,7 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
     try {
       prepare_input_shape(p.engine);
       const SerialTorchOps serial;  // the cores belong to the batcher's thread (the model)
-      torch::Tensor input = prepare_input(frame_view_of(mapped.frame, format_), p, s);
+      torch::Tensor input = prepare_input(frame_view_of(mapped.frame, format_), p);
       p.result = free_slot();
       model_->batcher().submit(producer_, std::move(input), p.result);
     } catch (const std::exception& e) {
@@ -330,9 +330,7 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   return GST_FLOW_OK;
 }
 
-torch::Tensor YoloLogic::prepare_input(const FrameView& frame, Pending& p,
-                                       const ElementSettings& s) {
-  (void)s;
+torch::Tensor YoloLogic::prepare_input(const FrameView& frame, Pending& p) {
   if (preprocess_.device.is_cpu() && !preprocess_.half) {
     // Into a pooled tensor, with the preprocessor's buffers: no allocation per frame.
     const LetterboxTransform t =

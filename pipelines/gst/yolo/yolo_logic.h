@@ -143,7 +143,7 @@ class YoloLogic {
   bool wait_detections(Pending& p, const std::shared_ptr<const ElementSettings>& s,
                        double& waited_us);
   // Streaming thread: the frame's model input, preprocessed into a pooled tensor on a CPU.
-  at::Tensor prepare_input(const FrameView& frame, Pending& p, const ElementSettings& s);
+  at::Tensor prepare_input(const FrameView& frame, Pending& p);
   // A pooled tensor of this shape (CPU float) / result slot that nothing else holds now; new ones
   // only until the pools have grown to the frames in flight.
   at::Tensor free_input(int64_t height, int64_t width);
