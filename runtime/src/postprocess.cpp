@@ -51,16 +51,31 @@ std::vector<float>& NmsWorkspace::run(const float* pred, int64_t channels, int64
   rows_.clear();
   if (end2end) {
     if (channels != 6) throw std::invalid_argument("end-to-end output must be (B, K, 6)");
-    // The model's own order, only filtered: no IoU step.
-    for (int64_t a = 0; a < anchors && static_cast<int>(count()) < o.max_det; ++a) {
-      const float* r = pred + a * 6;
-      if (!(r[4] > o.conf) || !class_wanted(static_cast<int>(r[5]), o)) continue;
-      rows_.insert(rows_.end(), r, r + 6);
-    }
+    filter_end2end(pred, anchors, o);
     return rows_;
   }
-  const int64_t nc = channels - 4;
-  if (nc < 1) throw std::invalid_argument("model output has no class scores");
+  if (channels - 4 < 1) throw std::invalid_argument("model output has no class scores");
+  gather_candidates(pred, channels - 4, anchors, o);
+  order_by_score(o.max_nms);
+  keep_greedy(o);
+  for (const int32_t i : kept_) {
+    const Candidate& c = candidates_[static_cast<size_t>(i)];
+    rows_.insert(rows_.end(), {c.x1, c.y1, c.x2, c.y2, c.score, static_cast<float>(c.cls)});
+  }
+  return rows_;
+}
+
+void NmsWorkspace::filter_end2end(const float* pred, int64_t rows, const NmsOptions& o) {
+  // The model's own order, only filtered: no IoU step.
+  for (int64_t a = 0; a < rows && static_cast<int>(count()) < o.max_det; ++a) {
+    const float* r = pred + a * 6;
+    if (!(r[4] > o.conf) || !class_wanted(static_cast<int>(r[5]), o)) continue;
+    rows_.insert(rows_.end(), r, r + 6);
+  }
+}
+
+void NmsWorkspace::gather_candidates(const float* pred, int64_t nc, int64_t anchors,
+                                     const NmsOptions& o) {
   candidates_.clear();
   for (int64_t a = 0; a < anchors; ++a) {
     // Channel-major: anchor a's values are `anchors` apart.
@@ -90,6 +105,9 @@ std::vector<float>& NmsWorkspace::run(const float* pred, int64_t channels, int64
       candidates_.push_back(k);
     }
   }
+}
+
+void NmsWorkspace::order_by_score(int max_nms) {
   // Descending score, ties by position; only the best max_nms enter NMS.
   order_.resize(candidates_.size());
   for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int32_t>(i);
@@ -98,13 +116,16 @@ std::vector<float>& NmsWorkspace::run(const float* pred, int64_t channels, int64
     const float sj = candidates_[static_cast<size_t>(j)].score;
     return si > sj || (si == sj && i < j);
   };
-  if (static_cast<int64_t>(order_.size()) > o.max_nms) {
-    std::nth_element(order_.begin(), order_.begin() + o.max_nms, order_.end(), before);
-    order_.resize(static_cast<size_t>(o.max_nms));
+  if (static_cast<int64_t>(order_.size()) > max_nms) {
+    std::nth_element(order_.begin(), order_.begin() + max_nms, order_.end(), before);
+    order_.resize(static_cast<size_t>(max_nms));
   }
   std::sort(order_.begin(), order_.end(), before);
-  // Greedy: a box survives unless a kept box of its class (or any, agnostic) overlaps it more
-  // than iou (torchvision's IoU: no eps). The kept list is already in output order.
+}
+
+void NmsWorkspace::keep_greedy(const NmsOptions& o) {
+  // A box survives unless a kept box of its class (or any, agnostic) overlaps it more than iou
+  // (torchvision's IoU: no eps). The kept list is already in output order.
   kept_.clear();
   for (const int32_t i : order_) {
     if (static_cast<int>(kept_.size()) >= o.max_det) break;
@@ -122,11 +143,6 @@ std::vector<float>& NmsWorkspace::run(const float* pred, int64_t channels, int64
     }
     if (!suppressed) kept_.push_back(i);
   }
-  for (const int32_t i : kept_) {
-    const Candidate& c = candidates_[static_cast<size_t>(i)];
-    rows_.insert(rows_.end(), {c.x1, c.y1, c.x2, c.y2, c.score, static_cast<float>(c.cls)});
-  }
-  return rows_;
 }
 
 std::vector<torch::Tensor> non_max_suppression(const torch::Tensor& pred_in, const NmsOptions& o,

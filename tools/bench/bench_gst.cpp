@@ -753,7 +753,6 @@ int run(int argc, char** argv) {
   if (video.empty()) video = synthetic_video(args.out / "synthetic", args.frames, 30);
 
   const fs::path model = args.model.empty() ? export_untrained(args) : fs::path(args.model);
-  const float conf = args.conf;
   const std::vector<cv::Mat> frames = decode(video);
   const size_t frame_count = frames.size();
   StreamRows streams = measure_streams(args, video, model, frames);
@@ -770,7 +769,7 @@ int run(int argc, char** argv) {
       args.model.empty() ? std::to_string(args.imgsz) : "its export size",
       args.video.empty() && args.pan_photo.empty() ? "640x360 H.264 synthetic video"
                                                    : video.filename().string(),
-      frame_count, conf, yolo::torch_threads());
+      frame_count, args.conf, yolo::torch_threads());
   print_stream_tables(rows, streams.paced);
   if (!tracking_rows.empty()) {
     fmt::print("\ntracking: medians of {} alternating rounds\n\n", args.rounds);

@@ -51,6 +51,12 @@ class NmsWorkspace {
     int cls;
   };
   bool class_wanted(int cls, const NmsOptions& opts) const;
+  // The steps of run(): end-to-end rows filtered into rows_; or candidates above conf, their
+  // order by score (the best max_nms), the greedy pass into kept_.
+  void filter_end2end(const float* pred, int64_t rows, const NmsOptions& opts);
+  void gather_candidates(const float* pred, int64_t nc, int64_t anchors, const NmsOptions& opts);
+  void order_by_score(int max_nms);
+  void keep_greedy(const NmsOptions& opts);
   std::vector<Candidate> candidates_;
   std::vector<int32_t> order_, kept_;
   std::vector<float> rows_;
