@@ -176,7 +176,13 @@ SelectedDevice resolve_device(const DeviceRequest& request, const BackendInfo& b
   for (int index : request.gpu_indices) {
     if (index < count) continue;
     std::string seen;
-    if (count == 0) {
+    if (count == 0 && !backend.cpu_part_of.empty()) {
+      seen = fmt::format(
+          "These programs link only the CPU part of LibTorch {} ({} build): they are the `cpu` "
+          "package, which has no GPU support. Use device=cpu, or install the package built for "
+          "your GPU (the rocm or cuda flavour, docs/deploy.md).",
+          backend.torch_version, backend.cpu_part_of);
+    } else if (count == 0) {
       seen = fmt::format(
           "This LibTorch ({} build, {}) sees no GPU{}. Use device=cpu, or build against a ROCm "
           "(AMD) or CUDA (NVIDIA) LibTorch as the README describes.",

@@ -3,6 +3,7 @@
 // even when no GPU is present.
 #include <ATen/Version.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
 
@@ -61,6 +62,14 @@ BackendInfo query_backend() {
   BackendInfo info;
   info.torch_version = TORCH_VERSION;
   parse_torch_build_config(at::show_config(), info);
+  // The build configuration is libtorch_cpu's, which says CUDA or ROCm for a GPU build even when
+  // the GPU part (libtorch_cuda / libtorch_hip) is not linked: that part registers the GPU hooks
+  // (HIP's too, under the CUDA name), so without them this process is a CPU one.
+  if (info.flavour != BackendInfo::Flavour::kCpu && !at::CUDAHooksRegistry()->Has("CUDAHooks")) {
+    info.cpu_part_of = info.flavour_name();
+    info.flavour = BackendInfo::Flavour::kCpu;
+    info.flavour_version.clear();
+  }
   info.onednn_fused_conv = has_onednn_fused_conv();
   const int count = static_cast<int>(torch::cuda::device_count());
   for (int i = 0; i < count; ++i) {

@@ -109,6 +109,20 @@ TEST(DeviceResolve, CpuBackend) {
   EXPECT_FALSE(error_of("cuda:0").empty());
 }
 
+// The `cpu` package (a GPU build's CPU part alone): asking it for a GPU names the package to
+// install instead of a driver to check.
+TEST(DeviceResolve, CpuPartOfAGpuBuildPointsAtTheGpuPackage) {
+  BackendInfo b;
+  b.torch_version = "2.11.0";
+  b.cpu_part_of = "CUDA 13.0";
+  EXPECT_FALSE(resolve_device(parse_device(""), b).is_gpu);
+  const std::string msg = error_of("0", b);
+  EXPECT_NE(msg.find("GPU 0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("`cpu` package"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("device=cpu"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("VISIBLE_DEVICES"), std::string::npos) << msg;
+}
+
 TEST(DeviceResolve, RocmDevicesAppearAsCuda) {
   BackendInfo rocm = rocm_backend(2);
   auto one = resolve_device(parse_device("0"), rocm);

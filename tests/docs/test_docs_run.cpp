@@ -83,8 +83,10 @@ std::string skip_reason(const std::string& page, const docs::ShellLine& line) {
     return "reproduces a measurement (minutes to hours; the benchmark pages run them by hand)";
   static const std::vector<SkipRule> rules = {
       {std::regex(R"((^|\s)(sudo|systemctl|usermod)\s)"), "changes the system (root, systemd)"},
-      {std::regex(R"((^|\s)(cmake|tools/(install-deps|quickstart|test|gpu-check)\.sh)(\s|$))"),
-       "installs or builds: CI runs it itself (.ci/run; test_quickstart runs the quickstart)"},
+      {std::regex(R"((^|\s)(cmake|tools/(install-deps|quickstart|test|gpu-check|)"
+                  R"(package(-check)?)\.sh)(\s|$))"),
+       "installs or builds: CI runs it itself (.ci/run; test_quickstart runs the quickstart, "
+       "test_package the packaging)"},
       {std::regex(R"(device=(cuda|[0-9])|half=True|rocminfo|rocm-smi|/dev/kfd|build-rocm/|HSA_)"),
        "needs a GPU (tools/gpu-check.sh runs the GPU path where one is lent)"},
       {std::regex(R"(coco8\.yaml)"),

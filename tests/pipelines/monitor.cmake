@@ -43,7 +43,10 @@ yolo_add_test(NAME test_monitor_cli LABEL unit
 target_compile_definitions(test_monitor_cli PRIVATE YOLO_MONITOR_BIN="$<TARGET_FILE:yolo-monitor>")
 add_dependencies(test_monitor_cli yolo-monitor)
 
-# systemd/yolo-monitor.service: settings present; systemd-analyze verify when available.
+# The configured systemd/yolo-monitor.service: settings present; systemd-analyze verify when
+# available.
 yolo_add_test(NAME test_monitor_systemd LABEL unit
   SOURCES ${_monitor_tests}/test_monitor_systemd.cpp
   LIBS yolo_core TIMEOUT 60)
+target_compile_definitions(test_monitor_systemd PRIVATE
+  YOLO_INSTALL_BINDIR="${CMAKE_INSTALL_FULL_BINDIR}")

@@ -85,6 +85,7 @@ TEST(Checks, BlasIsTheOneLibTorchCalls) {
 TEST(Checks, ThisLibTorchNamesItsVersionFlavourAndOneDnn) {
   const yolo::BackendInfo backend = yolo::query_backend();
   const auto r = yolo::format_checks(backend, yolo::query_blas(), 2, "4.6.0", "1.22.0");
+  EXPECT_TRUE(backend.cpu_part_of.empty()) << "the test build links every part of LibTorch";
   EXPECT_NE(r.text.find(backend.torch_version + " (" + backend.flavour_name() + " build)"),
             std::string::npos)
       << r.text;
@@ -106,4 +107,21 @@ TEST(Checks, GpuBuildWithoutGpuIsReadyForCpuAndPointsAtTheDriver) {
   EXPECT_NE(r.text.find("MKL (inside LibTorch)"), std::string::npos) << r.text;
   EXPECT_EQ(r.verdict.rfind("Ready for CPU", 0), 0u) << r.verdict;
   EXPECT_NE(r.verdict.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << r.verdict;
+}
+
+// The `cpu` package: a CUDA wheel's CPU part alone. It is a CPU build to everything that decides
+// (no GPU hint about drivers), and the report says which build it came from.
+TEST(Checks, CpuPartOfAGpuBuildSaysSoAndPointsAtTheGpuPackage) {
+  yolo::BackendInfo b;
+  b.cpu_part_of = "CUDA 13.0";
+  b.torch_version = "2.11.0";
+  b.onednn_version = "3.10.2";
+  yolo::BlasInfo blas{"MKL (inside LibTorch)", "", false};
+  auto r = yolo::format_checks(b, blas, 2, "4.6.0", "1.22.0");
+  EXPECT_NE(r.text.find("2.11.0 (CPU part only of a CUDA 13.0 build: no GPU library linked)"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.verdict.rfind("Ready for CPU", 0), 0u) << r.verdict;
+  EXPECT_NE(r.verdict.find("`cpu` package"), std::string::npos) << r.verdict;
+  EXPECT_EQ(r.verdict.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << r.verdict;
 }

@@ -448,10 +448,15 @@ MonitorConfig parse_config(const std::string& yaml_text, const std::string& sour
 MonitorConfig load_config(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw ConfigError(path.string(),
-                      {{"",
-                        "cannot read the file; check the path given to --config and its "
-                        "permissions"}});
+    std::error_code ec;
+    const bool there = std::filesystem::exists(path, ec);
+    throw ConfigError(
+        path.string(),
+        {{"", there ? "cannot read the file (permissions?); the service's user must be able to "
+                      "read it"
+                    : "no such file; write one (config/monitor.yaml, installed as "
+                      "/usr/share/yolo-edge/config/monitor.yaml, lists every key) or give its "
+                      "path to --config"}});
   }
   std::stringstream text;
   text << in.rdbuf();

@@ -111,7 +111,7 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& cmd) {
   }
   if (cmd.config_path.empty()) {
     spdlog::error(
-        "--config is required: yolo-monitor --config /etc/yolo-edge/monitor.yaml (config/"
+        "--config is required: yolo-monitor --config /etc/yolo-monitor/monitor.yaml (config/"
         "monitor.yaml is an example with every key; docs/monitor.md); --help lists the options");
     return yolo::kExitUsage;
   }

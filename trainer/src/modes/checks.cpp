@@ -20,7 +20,10 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
     r.text += fmt::format("{:<14}{}\n", key, value);
   };
   line("yolo-edge", kVersion);
-  line("LibTorch", fmt::format("{} ({} build)", backend.torch_version, backend.flavour_name()));
+  line("LibTorch", backend.cpu_part_of.empty()
+                       ? fmt::format("{} ({} build)", backend.torch_version, backend.flavour_name())
+                       : fmt::format("{} (CPU part only of a {} build: no GPU library linked)",
+                                     backend.torch_version, backend.cpu_part_of));
   line("oneDNN", backend.onednn_version.empty() ? "not built in (slow CPU convolutions)"
                                                 : backend.onednn_version);
   line("GPUs", std::to_string(backend.gpus.size()));
@@ -64,6 +67,11 @@ ChecksReport format_checks(const BackendInfo& backend, const BlasInfo& blas, int
         "the CPU (device=cpu). If this machine has a GPU, check the driver and "
         "HIP_VISIBLE_DEVICES/CUDA_VISIBLE_DEVICES.",
         backend.flavour_name());
+  } else if (!backend.cpu_part_of.empty()) {
+    r.verdict =
+        "Ready for CPU: these programs link only LibTorch's CPU part (the yolo-edge `cpu` "
+        "package); training and inference run on the CPU. For a GPU, install the package built "
+        "for it (docs/deploy.md: the rocm or cuda flavour).";
   } else {
     r.verdict =
         "Ready for CPU: this LibTorch is a CPU build (no GPU support); training and inference run "

@@ -60,6 +60,9 @@ struct BackendInfo {
   // 2.x with oneDNN): the runtime fuses each CPU convolution with its SiLU into it.
   bool onednn_fused_conv = false;
   std::vector<GpuInfo> gpus;  // what torch::cuda::device_count() sees (HIP devices on ROCm)
+  // A GPU build of LibTorch of which only the CPU part is linked (YOLO_LIBTORCH_PARTS=cpu, the
+  // `cpu` package): what that build is ("CUDA 13.0"), while `flavour` says kCpu; else empty.
+  std::string cpu_part_of;
 
   // "CPU", "CUDA 12.1" or "ROCm/HIP 6.0".
   std::string flavour_name() const;
