@@ -58,8 +58,8 @@ done
 
 # What the product's build and the quickstart need.
 packages=(
-  # toolchain
-  build-essential cmake ninja-build ccache pkg-config git
+  # toolchain; dpkg-dev's dpkg-shlibdeps computes the package's dependencies (tools/package.sh)
+  build-essential cmake ninja-build ccache pkg-config git dpkg-dev
   # the virtualenv that holds PyTorch's LibTorch; Gloo headers for c10d; OpenBLAS for OpenCV
   python3 python3-venv libgloo-dev libopenblas0-pthread
   # images, video, plots
@@ -90,6 +90,8 @@ test_packages=(
   zip unzip
   # headless browser for the yolo-monitor dashboard test (skipped without it)
   chromium
+  # the package on a fresh Debian root and in a container (test_package, tools/package-check.sh)
+  mmdebstrap podman runc
 )
 if [ "$with_tests" -eq 1 ]; then packages+=("${test_packages[@]}"); fi
 if [ "$with_debian_libtorch" -eq 1 ]; then packages+=(libtorch-dev); fi

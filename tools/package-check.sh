@@ -16,6 +16,8 @@
 #                DynamicUser would, in its State/Logs directories) serves /api/v1/health, and a
 #                camera added over the API (the video) gets detections
 #   purge        apt-get purge removes every file the package installed
+#   container    (where podman is installed) packaging/Containerfile builds on a base image made
+#                from the same fresh root, and the container's yolo-monitor serves detections
 # Each step prints `package-check: PASS <step>` or `package-check: FAIL <step>: why`; the exit
 # status is 0 only when all passed. It also prints what was measured (installed size, the
 # monitor's resident memory with one stream).
@@ -98,6 +100,10 @@ exit_code_within() {
 }
 
 cleanup() {
+  if [ -n "${base_image:-}" ]; then
+    podman rm -f "yolo-check-$$" >/dev/null 2>&1 || true
+    podman rmi -f "localhost/yolo-check-edge:$$" "$base_image" >/dev/null 2>&1 || true
+  fi
   fresh_root_stop_processes "$root"
   fresh_root_unmount "$root"
   if [ "${KEEP:-0}" = 1 ]; then
@@ -111,6 +117,12 @@ trap cleanup EXIT
 t0=$(date +%s)
 fresh_root_create "$root"
 echo "package-check: Debian 12 minbase root in $root ($(($(date +%s) - t0)) s)"
+# The container's base image: this root as it is now, before anything is installed in it.
+base_image=""
+if command -v podman >/dev/null; then
+  base_image="localhost/yolo-check-base:$$"
+  tar -C "$root" -c . | podman import -q - "$base_image" >/dev/null
+fi
 fresh_root_mount "$root"
 
 # The test's inputs, as a person would copy them onto the box: the package, a model, a photo,
@@ -254,6 +266,52 @@ else
 fi
 kill -TERM "$monitor" 2>/dev/null || true
 wait "$monitor" 2>/dev/null || true
+
+# ---- the same package in a container ------------------------------------------------------------
+# The settings below are this test machine's, not the recipe's: its sandbox refuses setrlimit
+# (podman's default ulimits) and runs cgroups v1 in hybrid mode (crun refuses it; runc with
+# cgroupfs works), and builds run with chroot isolation for the same reason. On a box,
+# `podman build` and `podman run` as docs/deploy.md types them need none of this.
+if [ -n "$base_image" ]; then
+  engine_conf="$root.containers.conf"
+  printf '[containers]\ndefault_ulimits = []\n' >"$engine_conf"
+  podman_here() {
+    CONTAINERS_CONF="$engine_conf" podman --runtime runc --cgroup-manager cgroupfs "$@"
+  }
+  image="localhost/yolo-check-edge:$$"
+  context="$root.container"
+  mkdir -p "$context"
+  cp "$deb" "$context/"
+  t0=$(date +%s)
+  if podman_here build -q --isolation=chroot --network=host --build-arg BASE="$base_image" \
+      -f "$here/../packaging/Containerfile" -t "$image" "$context" >"$root.container.log" 2>&1; then
+    pass "container-build ($(($(date +%s) - t0)) s)"
+    port=$(free_port)
+    sed "s/^\(  port:\) *[0-9]*/\1 $port/; s/^\(  bind:\) *[0-9.]*/\1 127.0.0.1/" \
+      "$root$config" >"$context/monitor.yaml"
+    podman_here run -d --rm --name "yolo-check-$$" --network=host \
+      -v "$context/monitor.yaml:/etc/yolo-monitor/monitor.yaml:ro" \
+      -v "$work/yolo11n.pt:$model:ro" -v "$work/bus.mp4:/srv/check/bus.mp4:ro" \
+      "$image" >>"$root.container.log" 2>&1 || true
+    poll "http://127.0.0.1:$port/api/v1/health" '"status"' 60 >/dev/null || true
+    added=$(curl -s -X POST "http://127.0.0.1:$port/api/v1/streams" \
+      -d '{"id": "cam1", "uri": "/srv/check/bus.mp4"}' || true)
+    if body=$(poll "http://127.0.0.1:$port/api/v1/streams/cam1/detections" '"class_name"' 90); then
+      pass "container-run (the image's yolo-monitor, as its own user, gets detections)"
+    else
+      fail container-run "no detections: $body; POST answered: $added; $(podman_here logs \
+        "yolo-check-$$" 2>&1 | tail -8)"
+    fi
+    podman_here stop -t 10 "yolo-check-$$" >/dev/null 2>&1 || true
+  else
+    fail container-build "$(tail -15 "$root.container.log")"
+  fi
+  podman_here rmi -f "$image" >/dev/null 2>&1 || true
+  podman rmi -f "$base_image" >/dev/null 2>&1 || true
+  rm -rf "$context" "$engine_conf"
+else
+  echo "package-check: no podman here: the container recipe is not built (tools/install-deps.sh installs it)"
+fi
 
 # ---- purge -------------------------------------------------------------------------------------
 rm -rf "$root/srv/check/runs"

@@ -137,9 +137,9 @@ TEST_F(Package, InstallsAndRunsOnAFreshDebianRoot) {
       "YOLO_TEST_ASSETS=" + quoted(YOLO_TEST_ASSETS) + " " +
       quoted(fs::path(YOLO_SOURCE_DIR) / "tools" / "package-check.sh") + " " + quoted(deb));
   std::cout << r.output << std::endl;
-  for (const char* step :
-       {"install", "libraries", "checks", "inspect", "predict", "pipeline", "monitor-check",
-        "monitor-missing", "monitor", "monitor-stream", "purge"}) {
+  for (const char* step : {"install", "libraries", "checks", "inspect", "predict", "pipeline",
+                           "monitor-check", "monitor-missing", "monitor", "monitor-stream",
+                           "container-build", "container-run", "purge"}) {
     EXPECT_TRUE(std::regex_search(
         r.output, std::regex(std::string("package-check: PASS ") + step + "( |\n|$)")))
         << "step " << step << " did not pass";

@@ -1,5 +1,5 @@
 # The Debian package (label package): tools/package.sh builds it, tools/package-check.sh installs
 # it on a fresh Debian 12 root and runs the programs there. Needs root and Debian's mirror.
-yolo_add_test(NAME test_package LABEL package TIMEOUT 2400
+yolo_add_test(NAME test_package LABEL package TIMEOUT 2400 NO_TORCH
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/package/test_package.cpp LIBS yolo_core_base)
 target_compile_definitions(test_package PRIVATE YOLO_TEST_ASSETS="${YOLO_TEST_ASSETS}")

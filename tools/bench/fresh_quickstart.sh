@@ -1,63 +1,49 @@
 #!/usr/bin/env bash
-# Times tools/quickstart.sh as a new user meets it: on a fresh Debian 12 (a debootstrap chroot of
+# Times tools/quickstart.sh as a new user meets it: on a fresh Debian 12 (an mmdebstrap chroot of
 # bookworm, minbase: not even ca-certificates or Python), from this checkout's HEAD, with no apt,
 # pip or ccache cache. Prints the time of each quickstart step and the whole run; the README's
 # "measured times" come from this script.
 #
 #   sudo tools/bench/fresh_quickstart.sh [ROOT_DIR]        (default /var/tmp/yolo-fresh)
 #   KEEP=1 ...       keep the chroot afterwards (it holds a few GB)
-#   MIRROR=URL       the Debian mirror (default: http://deb.debian.org/debian)
+#   MIRROR=URL       a Debian mirror (default: this machine's own apt sources, copied into the
+#                    chroot as they are: updates and security included)
 #
 # The chroot shares the host's kernel, CPUs and network, and nothing else but two things a fresh
 # machine of this project has too: the CUDA toolkit (/usr/local/cuda, bind-mounted read-only:
 # PyPI's torch wheel is a CUDA build whose CMake config asks for nvcc at configure time) and the
-# host's CA bundle for pip (some networks re-sign TLS). Building the OS itself (debootstrap) is
+# host's CA bundle for pip (some networks re-sign TLS). Building the OS itself (mmdebstrap) is
 # timed apart: a fresh machine already has one.
 set -euo pipefail
 
 if [[ $(id -u) -ne 0 ]]; then
-  echo "fresh_quickstart: needs root (debootstrap, chroot, mounts)" >&2
+  echo "fresh_quickstart: needs root (mmdebstrap, chroot, mounts)" >&2
   exit 2
 fi
 src=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+# shellcheck source=tools/lib/fresh_root.sh
+source "$src/tools/lib/fresh_root.sh"
 root=$(realpath -m "${1:-/var/tmp/yolo-fresh}")
-mirror=${MIRROR:-http://deb.debian.org/debian}
 log="$root.log"
 
 if [[ -e "$root" ]]; then
   echo "fresh_quickstart: $root exists; remove it first (a fresh machine starts empty)" >&2
   exit 2
 fi
-command -v debootstrap >/dev/null ||
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap
 
 unmount_all() {
-  # Innermost first; a lazy unmount so that a process still holding a file cannot keep the
-  # chroot's mounts (and the host's /dev under it) around.
-  for m in usr/local/cuda-host dev/pts dev sys proc; do
-    mountpoint -q "$root/$m" && umount -l "$root/$m"
-  done
+  fresh_root_stop_processes "$root"
+  # Lazily, so that a process still holding a file cannot keep the mount (or /dev) around.
+  if mountpoint -q "$root/usr/local/cuda-host"; then umount -l "$root/usr/local/cuda-host"; fi
+  fresh_root_unmount "$root"
   if [[ "${KEEP:-0}" != 1 ]]; then rm -rf --one-file-system "$root"; fi
 }
 trap unmount_all EXIT
 
 t0=$(date +%s)
-debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
-  { echo "debootstrap failed; see $root.debootstrap.log" >&2; exit 1; }
+fresh_root_create "$root" minbase
 echo "fresh_quickstart: Debian 12 minbase in $root ($(($(date +%s) - t0)) s, not counted)"
-
-mount -t proc proc "$root/proc"
-mount -t sysfs sys "$root/sys"
-mount --bind /dev "$root/dev"
-mount --bind /dev/pts "$root/dev/pts"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-# A minbase system has no sources beyond the main suite: add updates and security as a cloud
-# image has them.
-cat >"$root/etc/apt/sources.list" <<EOF
-deb $mirror bookworm main
-deb $mirror bookworm-updates main
-deb http://deb.debian.org/debian-security bookworm-security main
-EOF
+fresh_root_mount "$root"
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca-certificates.crt"
 if [[ -d /usr/local/cuda/ ]]; then
   cuda=$(realpath /usr/local/cuda)
