@@ -107,9 +107,11 @@ cleanup() {
   fresh_root_stop_processes "$root"
   fresh_root_unmount "$root"
   if [ "${KEEP:-0}" = 1 ]; then
-    echo "package-check: kept $root"
+    echo "package-check: kept $root and its logs ($root.*.log)"
   else
     rm -rf --one-file-system "$root"
+    # The steps' logs stay where a step failed, for a person to read.
+    if [ "$failures" -eq 0 ]; then rm -f "$root".*.log; else echo "package-check: logs: $root.*.log"; fi
   fi
 }
 trap cleanup EXIT

@@ -3,3 +3,9 @@
 yolo_add_test(NAME test_package LABEL package TIMEOUT 2400 NO_TORCH
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/package/test_package.cpp LIBS yolo_core_base)
 target_compile_definitions(test_package PRIVATE YOLO_TEST_ASSETS="${YOLO_TEST_ASSETS}")
+
+# `cmake --install --prefix DIR` (the developer's path): everything lands inside DIR, and the
+# installed programs run from there with a clean environment.
+yolo_add_test(NAME test_install LABEL integration TIMEOUT 300 NO_TORCH
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/package/test_install.cpp LIBS yolo_core_base)
+add_dependencies(test_install yolo-trainer yolo-monitor gstyolo)
