@@ -55,4 +55,34 @@ std::vector<std::string> closest_matches(std::string_view word,
   return out;
 }
 
+bool natural_less(std::string_view a, std::string_view b) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  // Equal numbers written with other zero padding decide only when all else is equal.
+  int padding = 0;  // < 0: a is padded less at the first such number
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      const size_t a_start = i, b_start = j;
+      while (i < a.size() && digit(a[i])) ++i;
+      while (j < b.size() && digit(b[j])) ++j;
+      // Compared as numbers of any length: leading zeros off, then the longer is larger, then
+      // digit by digit.
+      std::string_view x = a.substr(a_start, i - a_start), y = b.substr(b_start, j - b_start);
+      const std::string_view x_written = x, y_written = y;
+      while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      if (padding == 0 && x_written.size() != y_written.size())
+        padding = x_written.size() < y_written.size() ? -1 : 1;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  if (a.size() - i != b.size() - j) return a.size() - i < b.size() - j;
+  return padding < 0;
+}
+
 }  // namespace yolo

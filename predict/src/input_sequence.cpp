@@ -17,6 +17,7 @@ class InputSequence : public FrameSource {
   InputSequence(ExpandedSource expanded, const SourceOptions& options)
       : inputs_(std::move(expanded.inputs)), options_(options) {
     for (auto& p : expanded.problems) record(std::move(p));
+    for (const auto& n : expanded.notes) spdlog::info("{}", n);
   }
 
   std::optional<Frame> next() override {
@@ -81,7 +82,8 @@ std::unique_ptr<FrameSource> open_source(const std::string& source, const Source
   if (!(options.timeout_s > 0))
     throw std::invalid_argument(fmt::format(
         "stream_timeout={} is invalid: use a positive number of seconds", options.timeout_s));
-  return std::make_unique<predict::InputSequence>(predict::expand_source(source), options);
+  return std::make_unique<predict::InputSequence>(
+      predict::expand_source(source, options.images_only), options);
 }
 
 }  // namespace yolo

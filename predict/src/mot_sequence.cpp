@@ -1,6 +1,7 @@
 #include "mot_sequence.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
 
@@ -14,8 +15,19 @@ void MotSequence::add(const std::string& image_path, const std::vector<Detection
   const std::string stem = std::filesystem::path(image_path).stem().string();
   int frame = frames_;
   if (!stem.empty() && stem.size() < 10 &&
-      std::all_of(stem.begin(), stem.end(), [](unsigned char c) { return std::isdigit(c); }))
+      std::all_of(stem.begin(), stem.end(), [](unsigned char c) { return std::isdigit(c); })) {
     frame = std::stoi(stem);
+    // MOTChallenge numbers frames from 1; frames saved by a counter that starts at 0 (000000.jpg)
+    // are shifted by one, the whole sequence alike, and the log says so once.
+    if (frames_ == 1 && frame == 0) {
+      first_is_zero_ = true;
+      spdlog::info(
+          "{}: frames are numbered from 0; MOTChallenge rows number them from 1 (file "
+          "number + 1)",
+          std::filesystem::path(image_path).parent_path().string());
+    }
+    if (first_is_zero_) ++frame;
+  }
   for (const Detection& d : tracked) {
     if (d.track_id <= 0) continue;
     tracking::MotRow r;

@@ -17,7 +17,8 @@ class MotSequence {
  public:
   // Adds the tracked detections (track_id > 0) of the next frame of the sequence. The frame's
   // number is its file name's when that is a number (img1/000042.jpg is frame 42, as the MOT
-  // benchmarks number them), else its place in the sequence (1, 2, ...).
+  // benchmarks number them; when the first frame is 0, every number + 1, since MOTChallenge
+  // starts at 1), else its place in the sequence (1, 2, ...).
   void add(const std::string& image_path, const std::vector<Detection>& tracked);
 
   const std::vector<tracking::MotRow>& rows() const { return rows_; }
@@ -28,6 +29,7 @@ class MotSequence {
  private:
   std::vector<tracking::MotRow> rows_;
   int frames_ = 0;
+  bool first_is_zero_ = false;  // the sequence's numbers start at 0: each is written + 1
 };
 
 // Scores `tracks` against `gt` as TrackEval scores a MOTChallenge sequence: ground-truth rows whose

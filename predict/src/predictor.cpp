@@ -226,7 +226,11 @@ PredictReport run_predict(const PredictOptions& o, const std::atomic<bool>* stop
   }
 
   PredictReport report;
-  std::unique_ptr<FrameSource> source = open_source(o.source, o.source_options);
+  SourceOptions source_options = o.source_options;
+  // A tracked image sequence is its frames: a video beside them would be tracked as more frames
+  // of the same scene (Ultralytics does that; we pass it over and say so).
+  source_options.images_only = o.tracker.has_value() && !o.mot_name.empty();
+  std::unique_ptr<FrameSource> source = open_source(o.source, source_options);
   report.inputs = source->inputs();
   PredictRun run(o, engine);
   std::vector<Frame> batch;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "yolo/core/strings.h"
 #include "yolo/core/text_file.h"
 
 namespace yolo::predict {
@@ -36,6 +37,70 @@ bool add_media_file(const fs::path& p, std::vector<SourceInput>& out) {
   return true;
 }
 
+std::string some_names(const std::vector<std::string>& names) {
+  constexpr size_t kShown = 5;
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < kShown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > kShown) out += fmt::format(" and {} more", names.size() - kShown);
+  return out;
+}
+
+// A folder's or glob's files in natural order (frame 2 before frame 10), with notes naming the
+// files that are neither images nor videos, and saying so where the order of the media files
+// differs from byte order (names numbered without zero padding, which Ultralytics takes in byte
+// order). The number of media files added.
+size_t add_in_natural_order(const std::string& where, std::vector<fs::path> files,
+                            ExpandedSource& out) {
+  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+    return natural_less(a.string(), b.string());
+  });
+  std::vector<fs::path> taken;
+  std::vector<std::string> passed;
+  for (const auto& f : files) {
+    if (add_media_file(f, out.inputs)) {
+      taken.push_back(f);
+    } else {
+      passed.push_back(f.filename().string());
+    }
+  }
+  if (!passed.empty()) {
+    out.notes.push_back(fmt::format("{}: passed over {} file{} that {} neither image nor video: {}",
+                                    where, passed.size(), passed.size() == 1 ? "" : "s",
+                                    passed.size() == 1 ? "is" : "are", some_names(passed)));
+  }
+  std::vector<fs::path> bytes = taken;
+  std::sort(bytes.begin(), bytes.end());
+  if (taken.size() > 1 && taken != bytes) {
+    out.notes.push_back(fmt::format(
+        "{}: files taken in number order ({}, {}, ... {}): their names are numbered without zero "
+        "padding (Ultralytics takes them in name order: {}, {}, ...)",
+        where, taken[0].filename().string(), taken[1].filename().string(),
+        taken.back().filename().string(), bytes[0].filename().string(),
+        bytes[1].filename().string()));
+  }
+  return taken.size();
+}
+
+// A tracked image sequence is its images: the videos and streams beside them are passed over
+// and named. A source with no image keeps them (each video is then tracked on its own).
+void keep_to_images(const std::string& source, ExpandedSource& out) {
+  const auto is_image = [](const SourceInput& in) { return in.origin == FrameOrigin::kImage; };
+  if (std::none_of(out.inputs.begin(), out.inputs.end(), is_image)) return;
+  std::vector<std::string> passed;
+  for (const auto& in : out.inputs) {
+    if (!is_image(in)) passed.push_back(fs::path(in.path).filename().string());
+  }
+  if (passed.empty()) return;
+  out.inputs.erase(std::remove_if(out.inputs.begin(), out.inputs.end(),
+                                  [&](const SourceInput& in) { return !is_image(in); }),
+                   out.inputs.end());
+  out.notes.push_back(fmt::format(
+      "source={}: passed over {} video{} or stream{} ({}): a tracked image sequence is its "
+      "images; track a video on its own with source=<the video>",
+      source, passed.size(), passed.size() == 1 ? "" : "s", passed.size() == 1 ? "" : "s",
+      some_names(passed)));
+}
+
 void expand_folder(const fs::path& dir, ExpandedSource& out) {
   std::vector<fs::path> files;
   std::error_code ec;
@@ -47,9 +112,7 @@ void expand_folder(const fs::path& dir, ExpandedSource& out) {
                                        dir.string(), ec.message()));
     return;
   }
-  std::sort(files.begin(), files.end());
-  size_t added = 0;
-  for (const auto& f : files) added += add_media_file(f, out.inputs) ? 1 : 0;
+  const size_t added = add_in_natural_order(fmt::format("folder '{}'", dir.string()), files, out);
   if (added == 0) {
     out.problems.push_back(
         fmt::format("folder '{}' has no {}: put files there or point source= at another folder",
@@ -62,14 +125,14 @@ void expand_glob(const std::string& pattern, ExpandedSource& out) {
   // globfree also when glob fails: it may have allocated before failing.
   std::unique_ptr<glob_t, void (*)(glob_t*)> guard(&g, globfree);
   const int rc = glob(pattern.c_str(), 0, nullptr, &g);
-  size_t added = 0;
+  std::vector<fs::path> files;
   if (rc == 0) {
     for (size_t i = 0; i < g.gl_pathc; ++i) {
       std::error_code ec;
-      if (fs::is_regular_file(g.gl_pathv[i], ec))
-        added += add_media_file(g.gl_pathv[i], out.inputs);
+      if (fs::is_regular_file(g.gl_pathv[i], ec)) files.emplace_back(g.gl_pathv[i]);
     }
   }
+  const size_t added = add_in_natural_order(fmt::format("'{}'", pattern), files, out);
   if (added == 0) {
     out.problems.push_back(fmt::format(
         "'{}' matches no {}: check the pattern (quote it so that the shell does not expand it)",
@@ -131,7 +194,7 @@ void expand_list(const fs::path& list, ExpandedSource& out) {
 
 }  // namespace
 
-ExpandedSource expand_source(const std::string& source) {
+ExpandedSource expand_source(const std::string& source, bool images_only) {
   ExpandedSource out;
   if (source.empty()) {
     out.problems.push_back(
@@ -177,6 +240,7 @@ ExpandedSource expand_source(const std::string& source) {
       break;
     }
   }
+  if (images_only) keep_to_images(source, out);
   return out;
 }
 

@@ -18,9 +18,16 @@ struct SourceInput {
 struct ExpandedSource {
   std::vector<SourceInput> inputs;
   std::vector<std::string> problems;  // one sentence each: what, and what to do
+  std::vector<std::string> notes;     // what was passed over on purpose, and the order chosen
 };
 
 // Local files are checked for existence here; contents are checked when read.
-ExpandedSource expand_source(const std::string& source);
+// A folder's or glob's files are taken in natural order (frame 2 before frame 10: numbers in
+// names compare as numbers); where that differs from byte order a note says so. Files that are
+// neither images nor videos (.DS_Store, Thumbs.db, notes) are passed over with a note.
+// `images_only` (a tracked image sequence): when the source holds images, the videos and streams
+// beside them are passed over with a note, since a sequence is its frames (a list of videos
+// alone keeps them).
+ExpandedSource expand_source(const std::string& source, bool images_only = false);
 
 }  // namespace yolo::predict

@@ -24,6 +24,7 @@
 #endif
 
 #include "run_command.h"
+#include "source_paths.h"
 #include "test_files.h"
 #include "video_writer.h"
 #include "yolo/core/error.h"
@@ -724,6 +725,106 @@ TEST(Track, AFolderOfFramesIsOneSequenceScoredAgainstGroundTruth) {
 
 // A MOT sequence's seqinfo.ini names its frames folder and the sequence (MOTChallenge's layout);
 // a seqinfo.ini that names a missing folder or a malformed number fails before the run.
+// A folder of frames as people save them (#68): numbers without zero padding, OS litter, notes,
+// a video beside the frames. Frames come in number order with a note saying so (Ultralytics takes
+// them in name order, 1, 10, 11, 2, ...); litter is passed over by name; a tracked sequence keeps
+// to its images. Globs and lists follow the same rules.
+TEST(Sources, AFolderOfFramesIsReadAsItsOwnerNumberedIt) {
+  TempDir tmp("source_order");
+  const fs::path dir = tmp.path / "frames";
+  fs::create_directories(dir);
+  for (int i = 1; i <= 12; ++i) yolo::testing::write_file(dir / fmt::format("{}.jpg", i), "");
+  for (const char* litter : {".DS_Store", "Thumbs.db", "notes.txt"})
+    yolo::testing::write_file(dir / litter, "");
+  yolo::testing::write_file(dir / "clip.mp4", "");
+  const auto names = [](const yolo::predict::ExpandedSource& e) {
+    std::vector<std::string> out;
+    for (const auto& in : e.inputs) out.push_back(fs::path(in.path).filename().string());
+    return out;
+  };
+  const auto noted = [](const yolo::predict::ExpandedSource& e, const std::string& text) {
+    return std::any_of(e.notes.begin(), e.notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  std::vector<std::string> frames;
+  for (int i = 1; i <= 12; ++i) frames.push_back(fmt::format("{}.jpg", i));
+
+  // predict: every image and video, in number order.
+  const auto all = yolo::predict::expand_source(dir.string());
+  std::vector<std::string> with_video = frames;
+  with_video.push_back("clip.mp4");
+  EXPECT_EQ(names(all), with_video);
+  EXPECT_TRUE(all.problems.empty());
+  EXPECT_TRUE(noted(all, "number order (1.jpg, 2.jpg, ... clip.mp4)")) << all.notes.back();
+  EXPECT_TRUE(noted(all, "name order: 1.jpg, 10.jpg"));
+  EXPECT_TRUE(noted(all,
+                    "passed over 3 files that are neither image nor video: .DS_Store, "
+                    "Thumbs.db, notes.txt"));
+
+  // track (a sequence): the images only, and the video named.
+  const auto sequence = yolo::predict::expand_source(dir.string(), true);
+  EXPECT_EQ(names(sequence), frames);
+  EXPECT_TRUE(noted(sequence, "passed over 1 video or stream (clip.mp4)"));
+  const auto glob = yolo::predict::expand_source((dir / "*").string(), true);
+  EXPECT_EQ(names(glob), frames);
+  const fs::path list = tmp.path / "list.txt";
+  yolo::testing::write_file(list, (dir / "2.jpg").string() + "\n" + (dir / "clip.mp4").string() +
+                                      "\n" + (dir / "10.jpg").string() + "\n");
+  const auto listed = yolo::predict::expand_source(list.string(), true);
+  EXPECT_EQ(names(listed), (std::vector<std::string>{"2.jpg", "10.jpg"}));  // the list's order
+  EXPECT_TRUE(noted(listed, "(clip.mp4)"));
+  // A list of videos alone is no image sequence: its videos are tracked, each on its own.
+  yolo::testing::write_file(list, (dir / "clip.mp4").string() + "\n");
+  EXPECT_EQ(names(yolo::predict::expand_source(list.string(), true)),
+            (std::vector<std::string>{"clip.mp4"}));
+
+  // Zero-padded names: byte order already is number order, and nothing is said about it.
+  const fs::path padded = tmp.path / "padded";
+  fs::create_directories(padded);
+  for (int i = 1; i <= 12; ++i)
+    yolo::testing::write_file(padded / fmt::format("{:06d}.jpg", i), "");
+  const auto zero_padded = yolo::predict::expand_source(padded.string());
+  EXPECT_EQ(names(zero_padded).front(), "000001.jpg");
+  EXPECT_EQ(names(zero_padded).back(), "000012.jpg");
+  EXPECT_TRUE(zero_padded.notes.empty()) << zero_padded.notes.front();
+}
+
+// Frames numbered from 0 (a counter's dump) are tracked as one sequence of its images, and the
+// MOTChallenge rows number them from 1, so that our own gt= reader (and TrackEval) accept them.
+TEST(Track, FramesNumberedFromZeroWriteRowsFromOne) {
+  TempDir tmp("track_from_zero");
+  const fs::path dir = tmp.path / "dump";
+  fs::create_directories(dir);
+  const std::vector<fs::path> images = files_in(fixture().images, ".jpg");
+  ASSERT_FALSE(images.empty());
+  constexpr int kFrames = 12;
+  for (int i = 0; i < kFrames; ++i) fs::copy_file(images[0], dir / fmt::format("{}.jpg", i));
+  yolo::testing::write_file(dir / "clip.mp4", "not a video: it must not be opened");
+  yolo::testing::write_file(dir / ".DS_Store", "");
+  const fs::path tracker = tmp.path / "every_box.yaml";
+  yolo::testing::write_file(tracker,
+                            "tracker_type: bytetrack\ntrack_high_thresh: 0.0\n"
+                            "track_low_thresh: 0.0\nnew_track_thresh: 0.0\nmatch_thresh: 0.3\n"
+                            "fuse_score: False\n");
+  const yolo::PredictReport r =
+      yolo::run_predict(track_options({{"model", fixture().model.string()},
+                                       {"tracker", tracker.string()},
+                                       {"source", dir.string()},
+                                       {"conf", "0.0001"},
+                                       {"project", (tmp.path / "runs").string()},
+                                       {"save", "False"},
+                                       {"verbose", "false"}}));
+  EXPECT_EQ(r.inputs, kFrames) << "the video beside the frames was taken into the sequence";
+  EXPECT_EQ(r.frames, kFrames);
+  ASSERT_FALSE(r.mot_file.empty());
+  const auto rows = yolo::tracking::read_mot_file(r.mot_file).rows;  // refuses frame 0
+  ASSERT_FALSE(rows.empty());
+  std::set<int> numbers;
+  for (const auto& row : rows) numbers.insert(row.frame);
+  EXPECT_GE(*numbers.begin(), 1);
+  EXPECT_LE(*numbers.rbegin(), kFrames);
+}
+
 TEST(Track, SeqinfoIniNamesTheFramesAndTheSequence) {
   TempDir tmp("track_seqinfo");
   const fs::path seq = tmp.path / "seq-02";

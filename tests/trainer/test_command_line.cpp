@@ -1,6 +1,11 @@
 // The Ultralytics-style command line: modes, tasks, key=value, bare keys, normalisations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "settings/help.h"
 #include "yolo/trainer/settings/command_line.h"
 #include "yolo/trainer/settings/config.h"
 
@@ -47,4 +52,48 @@ TEST(CommandLine, UnknownWordsSuggest) {
   EXPECT_THROW(parse_command_line({"segment", "train"}), ConfigError);
   EXPECT_THROW(parse_command_line({"train", "val"}), ConfigError);
   EXPECT_THROW(parse_command_line({"train", "=3"}), ConfigError);
+}
+
+// Keys a mode does not read (#68): each one given draws one warning naming the modes that read
+// it, whatever the mode; keys the mode reads, and those every mode reads, draw none.
+TEST(UnreadKeys, EachModeNamesTheKeysItIgnoresAndWhoReadsThem) {
+  yolo::Config cfg;
+  cfg.apply_text_overrides({{"gt", "gt.txt"},
+                            {"persist", "True"},
+                            {"lr0", "0.02"},
+                            {"format", "torchscript"},
+                            {"conf", "0.3"},
+                            {"threads", "1"},
+                            {"images", "20"},
+                            {"seed", "3"},
+                            {"half", "False"},
+                            {"classes", "0"}});
+  const auto warned = [&](const std::string& mode) {
+    std::set<std::string> keys;
+    for (const std::string& w : yolo::unread_key_warnings(cfg, mode)) {
+      keys.insert(w.substr(0, w.find('=')));
+      EXPECT_NE(w.find("not by " + mode), std::string::npos) << w;
+      EXPECT_NE(w.find("yolo-trainer " + mode + " help"), std::string::npos) << w;
+    }
+    return keys;
+  };
+  using Keys = std::set<std::string>;
+  EXPECT_EQ(warned("predict"), (Keys{"gt", "persist", "lr0", "format", "images"}));
+  EXPECT_EQ(warned("val"), (Keys{"gt", "persist", "lr0", "format", "images"}));
+  EXPECT_EQ(warned("track"), (Keys{"lr0", "format", "images"}));
+  EXPECT_EQ(warned("train"), (Keys{"gt", "persist", "format", "images", "classes"}));
+  EXPECT_EQ(warned("export"), (Keys{"gt", "persist", "lr0", "conf", "images", "classes"}));
+  EXPECT_EQ(warned("synth"), (Keys{"gt", "persist", "lr0", "format", "conf", "half", "classes"}));
+  // Every mode's help lists the keys of the sections it reads (synth's once listed none).
+  for (const char* mode_and_key : {"synth images", "export format", "track persist", "val split"}) {
+    const std::string text = mode_and_key;
+    const std::string mode = text.substr(0, text.find(' ')), key = text.substr(text.find(' ') + 1);
+    EXPECT_NE(yolo::format_help(cfg.schema(), mode).find("\n  " + key + " "), std::string::npos)
+        << mode << " help does not list " << key;
+  }
+  // The warning says who reads the key.
+  const auto predict = yolo::unread_key_warnings(cfg, "predict");
+  EXPECT_TRUE(std::any_of(predict.begin(), predict.end(), [](const std::string& w) {
+    return w.rfind("gt= is read by track and not by predict", 0) == 0;
+  }));
 }

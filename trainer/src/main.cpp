@@ -53,6 +53,7 @@ int run(const std::vector<std::string>& args) {
   }
   cfg.apply_text_overrides(cmd.overrides);
   log::init();
+  for (const auto& w : unread_key_warnings(cfg, cmd.mode)) spdlog::warn("{}", w);
   apply_thread_setting(static_cast<int>(cfg.get_int("threads")));
 
   if (cmd.mode == "checks") {

@@ -1,7 +1,9 @@
 #include "help.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -14,6 +16,9 @@ struct ModeDoc {
   const char* summary;
   const char* example;
   std::vector<const char*> sections;  // the schema sections this mode reads
+  // Keys of other sections it reads too (export's half; synth's seed), so that giving them draws
+  // no "not read" warning.
+  std::vector<const char*> also_reads = {};
 };
 
 const std::map<std::string, ModeDoc>& mode_docs() {
@@ -21,11 +26,13 @@ const std::map<std::string, ModeDoc>& mode_docs() {
       {"train",
        {"train a detector from a dataset YAML",
         "yolo-trainer train data=coco8.yaml model=yolo26n.yaml epochs=100 imgsz=640 device=0",
-        {"Train settings", "Hyperparameters", "Val/Test settings"}}},
+        {"Train settings", "Hyperparameters", "Val/Test settings"},
+        {"agnostic_nms"}}},
       {"val",
        {"validate a checkpoint on a dataset split (mAP50, mAP50-95, plots)",
         "yolo-trainer val model=best.pt data=coco8.yaml imgsz=640 batch=16",
-        {"Train settings", "Val/Test settings"}}},
+        {"Train settings", "Val/Test settings"},
+        {"classes", "agnostic_nms"}}},
       {"predict",
        {"detect objects in images, folders, videos or streams",
         "yolo-trainer predict model=best.pt source=images/ conf=0.25 save=True",
@@ -37,7 +44,8 @@ const std::map<std::string, ModeDoc>& mode_docs() {
       {"export",
        {"write a TorchScript checkpoint for the runtime",
         "yolo-trainer export model=best.pt format=torchscript imgsz=640",
-        {"Export settings", "Train settings"}}},
+        {"Export settings", "Train settings"},
+        {"half", "max_det", "nms"}}},
       {"info",
        {"print a model's layers, parameters and GFLOPs",
         "yolo-trainer info model=yolo26n.yaml imgsz=640",
@@ -45,7 +53,8 @@ const std::map<std::string, ModeDoc>& mode_docs() {
       {"synth",
        {"generate a synthetic dataset of coloured shapes (and a video with ground truth)",
         "yolo-trainer synth dir=datasets/synthetic images=200 imgsz=640 nc=3 seed=0 video=True",
-        {"Synthetic data settings"}}},
+        {"Synthetic data settings (yolo-trainer synth)"},
+        {"seed", "imgsz"}}},
       {"checks",
        {"report the LibTorch build, GPUs, BLAS, OpenCV and GStreamer", "yolo-trainer checks", {}}},
       {"version", {"print the version", "yolo-trainer version", {}}},
@@ -64,6 +73,36 @@ void append_section(std::string& out, const ConfigSchema& schema, const std::str
 }
 
 }  // namespace
+
+std::vector<std::string> unread_key_warnings(const Config& cfg, const std::string& mode) {
+  static const std::set<std::string> every_mode = {"task", "mode", "cfg", "threads"};
+  static const std::set<std::string> track_only = {"tracker", "persist", "gt"};
+  const auto reads = [](const std::string& m, const KeySpec& k) {
+    if (every_mode.count(k.name)) return true;
+    if (track_only.count(k.name)) return m == "track";
+    const auto it = mode_docs().find(m);
+    if (it == mode_docs().end()) return true;  // not a mode that reads keys by section
+    const ModeDoc& doc = it->second;
+    return std::any_of(doc.sections.begin(), doc.sections.end(),
+                       [&](const char* s) { return k.section == s; }) ||
+           std::any_of(doc.also_reads.begin(), doc.also_reads.end(),
+                       [&](const char* key) { return k.name == key; });
+  };
+  std::vector<std::string> out;
+  for (const KeySpec& k : cfg.schema().keys()) {
+    if (!cfg.was_set(k.name) || reads(mode, k)) continue;
+    std::vector<std::string> readers;
+    for (const auto& [m, doc] : mode_docs()) {
+      if (!doc.sections.empty() && reads(m, k)) readers.push_back(m);
+    }
+    if (readers.empty()) continue;  // a key no mode reads by section: nothing to point at
+    out.push_back(
+        fmt::format("{}= is read by {} and not by {}: it has no effect here ({})", k.name,
+                    fmt::join(readers, ", "), mode,
+                    fmt::format("yolo-trainer {} help lists the keys {} reads", mode, mode)));
+  }
+  return out;
+}
 
 std::string format_help(const ConfigSchema& schema, const std::string& mode) {
   std::string out;

@@ -23,4 +23,10 @@ size_t edit_distance(std::string_view a, std::string_view b);
 std::vector<std::string> closest_matches(std::string_view word,
                                          const std::vector<std::string>& candidates, size_t max);
 
+// The order a person reads numbered names in: runs of digits compare as numbers, so "2.jpg" comes
+// before "10.jpg" (byte order puts "10.jpg" first); the rest compares byte by byte. Names equal
+// but for the zero padding of a number ("01.jpg", "1.jpg") order by that padding, the shorter
+// first, so the order is a strict weak order that separates every two different names.
+bool natural_less(std::string_view a, std::string_view b);
+
 }  // namespace yolo

@@ -71,6 +71,9 @@ struct SourceOptions {
                                // results stay live); true queues every frame (up to 30, then the
                                // decoder waits), as Ultralytics' LoadStreams
   double timeout_s = 10.0;     // give up on a video or stream with no next frame for this long
+  bool images_only = false;    // a tracked image sequence: where a folder, glob or list holds
+                               // images, its videos and streams are passed over (named in a
+                               // log line)
 };
 
 // Frames of a whole source, in order: input after input, frame after frame.
