@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "yolo/core/error.h"
+
 namespace yolo::predict {
 
 void MotSequence::add(const std::string& image_path, const std::vector<Detection>& tracked) {
@@ -28,6 +30,7 @@ void MotSequence::add(const std::string& image_path, const std::vector<Detection
     }
     if (first_is_zero_) ++frame;
   }
+  frame_numbers_.insert(frame);
   for (const Detection& d : tracked) {
     if (d.track_id <= 0) continue;
     tracking::MotRow r;
@@ -55,6 +58,23 @@ tracking::SequenceMetrics score_mot_sequence(tracking::MotTable gt,
   tracking::MotMetricsOptions options;
   options.convention = tracking::MotConvention::kTrackEval;
   return tracking::evaluate_sequence(tracking::frames_from_tables(gt, tracks), options);
+}
+
+void require_ground_truth_on(const tracking::MotTable& gt, const std::set<int>& frames) {
+  std::set<int> gt_frames;
+  for (const tracking::MotRow& r : gt.rows) {
+    if (r.conf != 0.0) gt_frames.insert(r.frame);
+  }
+  for (int f : gt_frames) {
+    if (frames.count(f)) return;
+  }
+  const auto range = [](const std::set<int>& s) {
+    return s.empty() ? std::string("none") : fmt::format("{}..{}", *s.begin(), *s.rbegin());
+  };
+  throw FailureError(fmt::format(
+      "{} has no row on the sequence's frames (its frames: {}; the sequence's: {}): is it this "
+      "sequence's ground truth? Nothing was scored; the tracks are written",
+      gt.source, range(gt_frames), range(frames)));
 }
 
 std::string mot_metrics_json(const std::string& sequence, const std::filesystem::path& gt,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ class MotSequence {
   void add(const std::string& image_path, const std::vector<Detection>& tracked);
 
   const std::vector<tracking::MotRow>& rows() const { return rows_; }
+  // The frame numbers of every frame added, with tracks or without.
+  const std::set<int>& frame_numbers() const { return frame_numbers_; }
 
   // Writes the rows atomically to `path` (folders made).
   void write(const std::filesystem::path& path) const;
@@ -30,6 +33,7 @@ class MotSequence {
   std::vector<tracking::MotRow> rows_;
   int frames_ = 0;
   bool first_is_zero_ = false;  // the sequence's numbers start at 0: each is written + 1
+  std::set<int> frame_numbers_;
 };
 
 // Scores `tracks` against `gt` as TrackEval scores a MOTChallenge sequence: ground-truth rows whose
@@ -39,6 +43,11 @@ class MotSequence {
 // applied). Throws yolo::FailureError naming the table's source when an id repeats within a frame.
 tracking::SequenceMetrics score_mot_sequence(tracking::MotTable gt,
                                              const tracking::MotTable& tracks);
+
+// Throws yolo::FailureError when no scored row of `gt` (column 7 not 0) is on one of the
+// sequence's `frames`: a ground truth of another sequence, or numbered otherwise, would score as
+// if every object were missed.
+void require_ground_truth_on(const tracking::MotTable& gt, const std::set<int>& frames);
 
 // Every metric and its parts as JSON: {"HOTA": {"HOTA", "DetA", "AssA", "LocA", "DetRe", ...},
 // "CLEAR": {"MOTA", "MOTP", "TP", "FP", "FN", "IDSW", "Frag", "MT", "PT", "ML", ...},

@@ -153,6 +153,7 @@ class PredictRun {
     fmt::print("{} tracked box{} in MOTChallenge format: {}\n", mot_->rows().size(),
                mot_->rows().size() == 1 ? "" : "es", report.mot_file.string());
     if (!o_.gt) return;
+    predict::require_ground_truth_on(*o_.gt, mot_->frame_numbers());
     report.mot_metrics = predict::score_mot_sequence(
         *o_.gt, tracking::MotTable{report.mot_file.string(), mot_->rows()});
     write_file_atomically(

@@ -3,6 +3,8 @@ set(_dir ${CMAKE_CURRENT_LIST_DIR})
 yolo_add_test(NAME test_device LABEL unit SOURCES ${_dir}/test_device.cpp LIBS yolo_core)
 yolo_add_test(NAME test_atomic_file LABEL unit SOURCES ${_dir}/test_atomic_file.cpp LIBS yolo_core)
 yolo_add_test(NAME test_strings LABEL unit SOURCES ${_dir}/test_strings.cpp LIBS yolo_core)
+yolo_add_test(NAME test_ini_text LABEL unit NO_TORCH SOURCES ${_dir}/test_ini_text.cpp
+  LIBS yolo_core_base)
 yolo_add_test(NAME test_backoff LABEL unit NO_TORCH SOURCES ${_dir}/test_backoff.cpp
   LIBS yolo_core_base)
 yolo_add_test(NAME test_whole_number LABEL unit NO_TORCH SOURCES ${_dir}/test_whole_number.cpp

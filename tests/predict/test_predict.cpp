@@ -825,6 +825,58 @@ TEST(Track, FramesNumberedFromZeroWriteRowsFromOne) {
   EXPECT_LE(*numbers.rbegin(), kFrames);
 }
 
+// Ground truth checked before the work (#68): what the file alone tells (no rows, nothing but
+// zero-marked rows, an id twice in a frame) fails before the first frame, naming the file and
+// lines; a ground truth with no row on the sequence's frames is an error after the run (the
+// tracks are still written), never a table of zeros.
+TEST(Track, GroundTruthIsCheckedBeforeTheWorkAndEmptinessIsNamed) {
+  TempDir tmp("track_gt_checks");
+  const fs::path seq = tmp.path / "seq-03";
+  const int frames = write_two_image_sequence(seq);
+  const fs::path gt = seq / "gt" / "gt.txt";
+  fs::create_directories(gt.parent_path());
+  const KeyValues base = {
+      {"model", fixture().model.string()},       {"source", seq.string()}, {"gt", gt.string()},
+      {"project", (tmp.path / "runs").string()}, {"save", "False"},        {"verbose", "false"}};
+  const auto message_of = [&](const std::string& rows) {
+    yolo::testing::write_file(gt, rows);
+    try {
+      track_options(base);
+    } catch (const yolo::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message_of("").find("has no rows"), std::string::npos);
+  EXPECT_NE(message_of("\n\n").find("has no rows"), std::string::npos);
+  EXPECT_NE(message_of("1,1,10,10,20,20,0,1,1\n2,1,10,10,20,20,0,1,1\n").find("marked 0"),
+            std::string::npos);
+  const std::string twice = message_of(
+      "1,1,10,10,20,20,1,1,1\n1,2,50,10,20,20,1,1,1\n"
+      "1,1,12,10,20,20,1,1,1\n");
+  EXPECT_NE(twice.find("gt.txt:3: id 1 appears twice in frame 1 (also on line 1)"),
+            std::string::npos)
+      << twice;
+
+  // Rows only on frames the sequence does not have: an error naming both ranges, after the run.
+  yolo::testing::write_file(gt, "100,1,10,10,20,20,1,1,1\n101,1,10,10,20,20,1,1,1\n");
+  KeyValues run = base;
+  run.push_back({"name", "elsewhere"});
+  try {
+    yolo::run_predict(track_options(run));
+    ADD_FAILURE() << "a ground truth of other frames was scored";
+  } catch (const yolo::FailureError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no row on the sequence's frames (its frames: 100..101; the "
+                        "sequence's: 1.." +
+                        std::to_string(frames) + ")"),
+              std::string::npos)
+        << what;
+  }
+  EXPECT_TRUE(fs::exists(tmp.path / "runs" / "elsewhere" / "mot" / "seq-03.txt"))
+      << "the tracks must be written even when they cannot be scored";
+}
+
 TEST(Track, SeqinfoIniNamesTheFramesAndTheSequence) {
   TempDir tmp("track_seqinfo");
   const fs::path seq = tmp.path / "seq-02";
@@ -842,10 +894,44 @@ TEST(Track, SeqinfoIniNamesTheFramesAndTheSequence) {
   EXPECT_EQ(report.frames, frames);
   EXPECT_EQ(report.mot_file.filename(), "street-02.txt");
 
-  yolo::testing::write_file(seq / "seqinfo.ini", "[Sequence]\nimDir=img1\n");
-  EXPECT_THROW(track_options(base), yolo::UsageError);  // no img1/ here
-  yolo::testing::write_file(seq / "seqinfo.ini", "[Sequence]\nimDir=pictures\nframeRate=fast\n");
-  EXPECT_THROW(track_options(base), yolo::UsageError);
+  // seqinfo.ini as files are really saved (#68): a byte-order mark and CRLF are read as any
+  // editor shows them.
+  yolo::testing::write_file(seq / "seqinfo.ini",
+                            "\xEF\xBB\xBF[Sequence]\r\nname=street-02\r\nimDir=pictures\r\n");
+  EXPECT_EQ(track_options(base).mot_name, "street-02");
+  // Every other problem fails before the run, quoting what the file says (not a default it never
+  // wrote), with the line.
+  const auto message_of = [&](const std::string& ini) {
+    yolo::testing::write_file(seq / "seqinfo.ini", ini);
+    try {
+      track_options(base);
+    } catch (const yolo::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  yolo::testing::write_file(seq / "notes.txt", "");
+  struct Case {
+    std::string ini, must_say;
+  };
+  for (const Case& c : {
+           Case{"[Sequence]\nimDir=img1\n",
+                "line 2 says imDir=img1, and " + (seq / "img1").string() + " is not there"},
+           Case{"[Sequence]\nname=x\n", "names no imDir, so the frames are looked for in img1/"},
+           Case{"[Sequence]\nimDir=notes.txt\n", "notes.txt is a file, not a folder of frames"},
+           Case{"[Sequence]\nimDir=pictures\nframeRate=fast\n",
+                "line 3 says frameRate=fast, which is not a number"},
+           Case{"name=street-02\nimDir=pictures\n",
+                "line 1 says name=street-02 outside a [Sequence] section"},
+           Case{"[Sequense]\nimDir=pictures\n", "(it is in [Sequense])"},
+           Case{"[Sequence]\nimDir=pictures\nimDir=img1\n", "imDir is given twice"},
+           Case{"[Sequence]\nimDir pictures\n", "line 2 says 'imDir pictures'"},
+           Case{"[Sequence]\nimDir=\xFF\n", "not UTF-8 text: byte 0xFF at line 2"},
+       }) {
+    const std::string message = message_of(c.ini);
+    EXPECT_NE(message.find(c.must_say), std::string::npos) << c.ini << "\n" << message;
+    EXPECT_NE(message.find("seqinfo.ini"), std::string::npos) << message;
+  }
 }
 
 #ifdef YOLO_TRAINER_BIN

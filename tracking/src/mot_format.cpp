@@ -1,5 +1,8 @@
 #include "yolo/tracking/mot_format.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -12,6 +15,8 @@
 
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/error.h"
+#include "yolo/core/ini_text.h"
+#include "yolo/core/text_file.h"
 
 namespace yolo::tracking {
 namespace {
@@ -172,35 +177,49 @@ void write_mot_file(const std::filesystem::path& path, const std::vector<MotRow>
   write_file_atomically(path, format_mot_rows(rows));
 }
 
-SequenceInfo read_sequence_info(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw FailureError(path.string() + ": cannot be read");
-  SequenceInfo info;
-  std::string line, section;
-  for (int number = 1; std::getline(in, line); ++number) {
-    line = std::string(trim(line));
-    if (line.empty() || line[0] == ';' || line[0] == '#') continue;
-    if (line.front() == '[' && line.back() == ']') {
-      section = line.substr(1, line.size() - 2);
-      continue;
+SequenceInfo parse_sequence_info(std::string_view text, const std::string& source) {
+  const IniText ini = parse_ini(text, source);
+  const auto in_sequence = [](const IniEntry& e) { return e.section == "Sequence"; };
+  if (std::none_of(ini.entries.begin(), ini.entries.end(), in_sequence)) {
+    // A file whose keys sit outside [Sequence] (its header missing or misspelt) would otherwise
+    // be read as saying nothing, and the defaults blamed later.
+    for (const IniEntry& e : ini.entries) {
+      throw UsageError(fmt::format(
+          "{}: line {} says {}={} outside a [Sequence] section{}: MOTChallenge's keys go under a "
+          "[Sequence] line",
+          source, e.line, e.key, e.value,
+          e.section.empty() ? "" : fmt::format(" (it is in [{}])", e.section)));
     }
-    const size_t eq = line.find('=');
-    if (section != "Sequence" || eq == std::string::npos) continue;
-    const std::string key(trim(std::string_view(line).substr(0, eq)));
-    const std::string value(trim(std::string_view(line).substr(eq + 1)));
+  }
+  SequenceInfo info;
+  for (const IniEntry& e : ini.entries) {
+    if (!in_sequence(e)) continue;
     const auto number_of = [&](auto& out) {
-      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-      if (ec != std::errc() || end != value.data() + value.size())
-        throw FailureError(path.string() + ":" + std::to_string(number) + ": " + key + "=" + value +
-                           " is not a number");
+      const auto [end, ec] = std::from_chars(e.value.data(), e.value.data() + e.value.size(), out);
+      if (ec != std::errc() || end != e.value.data() + e.value.size())
+        throw UsageError(fmt::format("{}: line {} says {}={}, which is not a number", source,
+                                     e.line, e.key, e.value));
     };
-    if (key == "name") info.name = value;
-    if (key == "imDir" && !value.empty()) info.im_dir = value;
-    if (key == "imExt" && !value.empty()) info.im_ext = value;
-    if (key == "frameRate") number_of(info.frame_rate);
-    if (key == "seqLength") number_of(info.length);
+    if (e.key == "name") info.name = e.value;
+    if (e.key == "imDir" && !e.value.empty()) {
+      info.im_dir = e.value;
+      info.im_dir_line = e.line;
+    }
+    if (e.key == "imExt" && !e.value.empty()) info.im_ext = e.value;
+    if (e.key == "frameRate") number_of(info.frame_rate);
+    if (e.key == "seqLength") number_of(info.length);
   }
   return info;
+}
+
+SequenceInfo read_sequence_info(const std::filesystem::path& path) {
+  std::string text;
+  try {
+    text = read_text_file(path, "seqinfo.ini");  // a byte-order mark and CRLF are fine
+  } catch (const std::runtime_error& e) {
+    throw FailureError(e.what());
+  }
+  return parse_sequence_info(text, path.string());
 }
 
 }  // namespace yolo::tracking

@@ -604,6 +604,30 @@ void require_unique_rows(const MotTable& table, const std::vector<const MotRow*>
   }
 }
 
+std::vector<const MotRow*> kept_rows(const MotTable& table, double min_confidence);
+
+}  // namespace
+
+void check_ground_truth(const MotTable& gt) {
+  if (gt.rows.empty()) {
+    throw FailureError(gt.source +
+                       " has no rows: a ground truth scores nothing (MOTChallenge's "
+                       "gt.txt has one line per object and frame)");
+  }
+  // Scoring leaves the zero-marked rows out (TrackEval's "zero marked"), and so does this.
+  std::vector<const MotRow*> kept;
+  for (const MotRow& r : gt.rows) {
+    if (r.conf != 0.0) kept.push_back(&r);
+  }
+  if (kept.empty()) {
+    throw FailureError(gt.source + ": all " + std::to_string(gt.rows.size()) +
+                       " rows are marked 0 in column 7 (\"ignore\"), so nothing would be scored");
+  }
+  require_unique_rows(gt, kept);
+}
+
+namespace {
+
 std::vector<const MotRow*> kept_rows(const MotTable& table, double min_confidence) {
   std::vector<const MotRow*> rows;
   rows.reserve(table.rows.size());

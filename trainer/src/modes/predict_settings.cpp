@@ -8,6 +8,7 @@
 
 #include "yolo/runtime/inference_settings.h"
 #include "yolo/tracking/mot_format.h"
+#include "yolo/tracking/mot_metrics.h"
 #include "yolo/trainer/modes/predict_settings.h"
 #include "yolo/trainer/settings/config.h"
 #include "yolo/trainer/settings/shared_settings.h"
@@ -106,10 +107,21 @@ std::string sequence_of_source(const Config& cfg, std::string& source_text) {
       throw ConfigError(fmt::format("source={}: {}; fix or remove seqinfo.ini",
                                     cfg.get_string("source"), e.what()));
     }
-    if (!fs::is_directory(source / info->im_dir))
-      throw ConfigError(
-          fmt::format("source={}: seqinfo.ini names the frames folder imDir={}, which is not there",
-                      cfg.get_string("source"), info->im_dir));
+    const fs::path frames = source / info->im_dir;
+    if (!fs::is_directory(frames)) {
+      // Say what the file says (or that it says nothing and the default was looked for), and
+      // what is at that path.
+      const std::string said =
+          info->im_dir_line > 0
+              ? fmt::format("seqinfo.ini line {} says imDir={}", info->im_dir_line, info->im_dir)
+              : fmt::format("seqinfo.ini names no imDir, so the frames are looked for in {}/",
+                            info->im_dir);
+      const std::string found =
+          fs::exists(frames) ? fmt::format("{} is a file, not a folder of frames", frames.string())
+                             : fmt::format("{} is not there", frames.string());
+      throw ConfigError(fmt::format("source={}: {}, and {}; fix imDir= or the folder",
+                                    cfg.get_string("source"), said, found));
+    }
   }
   if (!info && !fs::is_directory(source / "img1")) return source_stem(source_text);
   std::string name =
@@ -143,7 +155,8 @@ PredictOptions track_options_from_config(const Config& cfg, const std::string& t
           "a folder of frames or a MOT sequence folder (seq/img1/)",
           cfg.get_string("source"), o.persist ? (*o.persist ? "True" : "False") : "unset"));
     try {
-      o.gt = tracking::read_mot_file(gt);  // a missing or malformed file fails now, not after
+      o.gt = tracking::read_mot_file(gt);   // a missing or malformed file fails now, not after
+      tracking::check_ground_truth(*o.gt);  // so do an empty one and an id twice in a frame
     } catch (const std::exception& e) {
       throw ConfigError(fmt::format("gt={}: {}; give a MOTChallenge gt.txt (frame,id,x,y,w,h,...)",
                                     gt, e.what()));

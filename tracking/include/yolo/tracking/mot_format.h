@@ -57,13 +57,18 @@ void write_mot_file(const std::filesystem::path& path, const std::vector<MotRow>
 struct SequenceInfo {
   std::string name;             // the sequence's name ("" when the file gives none)
   std::string im_dir = "img1";  // the frames' folder, relative to the sequence folder
+  int im_dir_line = 0;          // the line that says imDir=; 0 when the file does not
   double frame_rate = 0;        // frames per second; 0 when not given
   int64_t length = -1;          // frames; -1 when not given
   std::string im_ext = ".jpg";
 };
 
-// Reads seq/seqinfo.ini. Throws yolo::FailureError when it cannot be read or a value is not a
-// number where one is due; unknown keys and sections are ignored.
+// Reads seq/seqinfo.ini with the project's INI and text rules (yolo/core/ini_text.h: a
+// byte-order mark and CRLF are fine). Throws yolo::UsageError quoting the line for a value that
+// is not a number where one is due, a key given twice, a line that is not INI, and keys outside
+// a [Sequence] section in a file that has none; yolo::FailureError when the file cannot be read
+// or is not UTF-8. Unknown keys (imWidth, ...) and other sections are ignored.
 SequenceInfo read_sequence_info(const std::filesystem::path& path);
+SequenceInfo parse_sequence_info(std::string_view text, const std::string& source);
 
 }  // namespace yolo::tracking

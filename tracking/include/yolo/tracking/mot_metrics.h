@@ -178,6 +178,11 @@ SequenceMetrics combine_sequences(const std::vector<SequenceMetrics>& sequences)
 // Which rows of MOTChallenge files take part. py-motmetrics' loadtxt keeps rows with
 // conf >= -1 (its default, used by its own tests); its eval_motchallenge app reads ground truth
 // with min_confidence=1, and TrackEval drops ground-truth rows whose conf is 0 ("zero marked").
+// What a ground-truth file alone can say is wrong, checked before any tracking: no rows, every
+// row zero-marked (column 7 = 0, which scoring leaves out), an id twice in one frame (both lines
+// named). Throws yolo::FailureError naming the file.
+void check_ground_truth(const MotTable& gt);
+
 struct MotRowFilter {
   double min_gt_confidence = -1.0;
   double min_track_confidence = -1.0;
