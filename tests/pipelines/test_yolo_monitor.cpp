@@ -800,3 +800,52 @@ TEST(YoloMonitor, HealthSaysWhatTheServiceDoesWhileTheModelLoads) {
   monitor.signal(SIGTERM);
   EXPECT_EQ(monitor.wait_exit(30s), 0) << monitor.log();
 }
+
+// A stream whose model cannot load has stopped trying (#68): /health, /streams and the stream's
+// detections agree that it failed and name the reason; none of them says "loading model" for it.
+TEST(YoloMonitor, AStreamWhoseModelIsGoneIsFailedEverywhereWithTheReason) {
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-monitor-model-gone";
+  fs::remove_all(dir);
+  auto video_options = yolo::testing::shapes_options(dir / "video");
+  video_options.train_images = video_options.val_images = 0;
+  const fs::path video = yolo::synth::generate_synthetic_dataset(video_options).video;
+  if (video.empty()) GTEST_SKIP() << "no H.264 encoder for the synthetic video";
+  const fs::path gone = dir / "models" / "best.pt";  // never written
+
+  const int http_port = yolo::testing::free_port();
+  const fs::path config = dir / "monitor.yaml";
+  std::ofstream(config) << "model: " << gone.string() << "\ndevice: cpu\n"
+                        << "http: {bind: 127.0.0.1, port: " << http_port << "}\n"
+                        << "state_file: \"\"\n"
+                        << "streams:\n  - id: cam\n    uri: " << video.string() << "\n";
+  MonitorProcess monitor(config, dir / "monitor.log");
+  ASSERT_TRUE(monitor.started());
+  httplib::Client client("127.0.0.1", http_port);
+  client.set_connection_timeout(0, 200000);
+  const auto get = [&](const std::string& path) {
+    auto r = client.Get(path);
+    return r ? json::parse(r->body, nullptr, false) : json();
+  };
+  ASSERT_TRUE(eventually(
+      [&] {
+        const json streams = get("/api/v1/streams");
+        return streams.is_object() && streams["streams"].size() == 1 &&
+               streams["streams"].at(0).value("state", "") == "failed";
+      },
+      90s))
+      << monitor.log();
+  const json stream = get("/api/v1/streams")["streams"].at(0);
+  const json health = get("/api/v1/health");
+  const json detections = get("/api/v1/streams/cam/detections");
+  EXPECT_TRUE(stream["activity"].is_null()) << stream;
+  EXPECT_NE(stream.value("last_error", "").find("best.pt"), std::string::npos) << stream;
+  EXPECT_EQ(health["state"], "down") << health;
+  EXPECT_EQ(health["streams"]["failed"], 1) << health;
+  EXPECT_EQ(health["streams"].size(), 1u) << health;
+  EXPECT_EQ(detections["state"], "failed") << detections;
+  EXPECT_NE(detections.value("detail", "").find("best.pt"), std::string::npos) << detections;
+  for (const json* j : {&stream, &health, &detections})
+    EXPECT_EQ(j->dump().find("loading model"), std::string::npos) << *j;
+  monitor.signal(SIGTERM);
+  EXPECT_EQ(monitor.wait_exit(30s), 0) << monitor.log();
+}

@@ -367,6 +367,11 @@ void StreamSupervisor::Impl::teardown() {
   gst_bus_set_sync_handler(bus.get(), nullptr, nullptr, nullptr);
   bus_source.reset();
   pipeline.reset();
+  // The attempt's start-up ("loading model", ...) ended with it: a failed, reconnecting or
+  // stopped stream must not go on reporting it.
+  std::lock_guard<std::mutex> lock(mutex);
+  activity.clear();
+  activity_detail.clear();
 }
 
 void StreamSupervisor::Impl::fail_with(GstMessage* error) {
