@@ -1,6 +1,7 @@
 #include "yolo/media/frame_colours.h"
 
 #include <gst/video/video.h>
+#include <spdlog/spdlog.h>
 
 #include <opencv2/core/utility.hpp>
 
@@ -8,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "bitstream_range.h"
 #include "mp4_colour_box.h"
 #include "yolo/media/gst_handles.h"
 #include "yolo/media/media_source.h"
@@ -33,15 +35,30 @@ GstPadProbeReturn on_demuxer_event(GstPad*, GstPadProbeInfo* info, gpointer data
   const GstStructure* s =
       caps && gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : nullptr;
   GstVideoColorimetry c;
-  if (!s || !g_str_has_prefix(gst_structure_get_name(s), "video/") || !parse_colorimetry(s, c) ||
-      c.range != GST_VIDEO_COLOR_RANGE_16_235)
+  if (!s || !g_str_has_prefix(gst_structure_get_name(s), "video/") || !parse_colorimetry(s, c))
     return GST_PAD_PROBE_OK;
-  // The file's own box when it can be read; otherwise the decoder takes the range from the
-  // bitstream (unknown range in its input caps), as FFmpeg does.
+  // What the container says: the file's own box when it can be read; else qtdemux's caps, whose
+  // "limited" may be its misreading (so says nothing) and whose "full" is right.
   const char* path = static_cast<const char*>(data);
-  const std::optional<bool> full = *path ? mp4_full_range_flag(path) : std::nullopt;
-  if (full && !*full) return GST_PAD_PROBE_OK;
-  c.range = full ? GST_VIDEO_COLOR_RANGE_0_255 : GST_VIDEO_COLOR_RANGE_UNKNOWN;
+  std::optional<bool> container = *path ? mp4_full_range_flag(path) : std::nullopt;
+  if (!container && c.range == GST_VIDEO_COLOR_RANGE_0_255) container = true;
+  // The stream's own word wins where it has one, as FFmpeg decodes (and so Ultralytics sees).
+  const std::optional<bool> stream = bitstream_full_range(caps);
+  if (stream && container && *stream != *container) {
+    spdlog::info(
+        "{}: the MP4 colour box says {} range and the {} stream says {} range: decoded as the "
+        "stream says (as FFmpeg does)",
+        *path ? path : "video", *container ? "full" : "limited",
+        g_str_has_suffix(gst_structure_get_name(s), "h265") ? "H.265" : "H.264",
+        *stream ? "full" : "limited");
+  }
+  const std::optional<bool> full = stream ? stream : container;
+  const GstVideoColorRange range = !full   ? GST_VIDEO_COLOR_RANGE_UNKNOWN
+                                   : *full ? GST_VIDEO_COLOR_RANGE_0_255
+                                           : GST_VIDEO_COLOR_RANGE_16_235;
+  if (range == c.range) return GST_PAD_PROBE_OK;
+  // Unknown: the decoder takes the range from the bitstream, as FFmpeg does.
+  c.range = range;
   GCharPtr text(gst_video_colorimetry_to_string(&c));
   GstCapsPtr repaired(gst_caps_copy(caps));
   gst_caps_set_simple(repaired.get(), "colorimetry", G_TYPE_STRING, text.get(), nullptr);
