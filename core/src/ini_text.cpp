@@ -6,16 +6,10 @@
 #include <utility>
 
 #include "yolo/core/error.h"
+#include "yolo/core/strings.h"
 
 namespace yolo {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  const size_t first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const size_t last = s.find_last_not_of(" \t\r");
-  return s.substr(first, last - first + 1);
-}
 
 // A line quoted for a message: as written, cut where it would flood the terminal.
 std::string quote(std::string_view line) {
@@ -37,24 +31,18 @@ IniText parse_ini(std::string_view text, std::string_view source) {
   IniText ini;
   std::map<std::pair<std::string, std::string>, int> seen;  // (section, key) -> line
   std::string section;
-  int number = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t newline = text.find('\n', start);
-    const size_t stop = newline == std::string_view::npos ? text.size() : newline;
-    ++number;
-    const std::string_view line = trim(text.substr(start, stop - start));
-    start = stop + 1;
-    if (line.empty() || line.front() == ';' || line.front() == '#') continue;
+  for_each_line(text, [&](int number, std::string_view raw) {
+    const std::string_view line = trim_space(raw);
+    if (line.empty() || line.front() == ';' || line.front() == '#') return;
     if (line.front() == '[') {
       if (line.back() != ']' || line.size() < 3) {
         throw UsageError(fmt::format(
             "{}: line {} says {}: a section line is [name], with the name between brackets", source,
             number, quote(line)));
       }
-      section = std::string(trim(line.substr(1, line.size() - 2)));
+      section = std::string(trim_space(line.substr(1, line.size() - 2)));
       ini.sections.push_back(section);
-      continue;
+      return;
     }
     const size_t eq = line.find('=');
     if (eq == std::string_view::npos) {
@@ -62,8 +50,8 @@ IniText parse_ini(std::string_view text, std::string_view source) {
           "{}: line {} says {}, which is neither [section], key=value nor a comment (; or #)",
           source, number, quote(line)));
     }
-    IniEntry e{section, std::string(trim(line.substr(0, eq))),
-               std::string(trim(line.substr(eq + 1))), number};
+    IniEntry e{section, std::string(trim_space(line.substr(0, eq))),
+               std::string(trim_space(line.substr(eq + 1))), number};
     if (e.key.empty()) {
       throw UsageError(fmt::format("{}: line {} says {}: the key before '=' is missing", source,
                                    number, quote(line)));
@@ -76,7 +64,7 @@ IniText parse_ini(std::string_view text, std::string_view source) {
           number));
     }
     ini.entries.push_back(std::move(e));
-  }
+  });
   return ini;
 }
 

@@ -55,6 +55,27 @@ std::vector<std::string> closest_matches(std::string_view word,
   return out;
 }
 
+std::string_view trim_space(std::string_view s) {
+  const auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+  };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+void for_each_line(std::string_view text,
+                   const std::function<void(int number, std::string_view line)>& line) {
+  int number = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t newline = text.find('\n', start);
+    const size_t stop = newline == std::string_view::npos ? text.size() : newline;
+    line(++number, text.substr(start, stop - start));
+    start = stop + 1;
+  }
+}
+
 bool natural_less(std::string_view a, std::string_view b) {
   const auto digit = [](char c) { return c >= '0' && c <= '9'; };
   // Equal numbers written with other zero padding decide only when all else is equal.

@@ -16,6 +16,7 @@
 #include "yolo/core/atomic_file.h"
 #include "yolo/core/error.h"
 #include "yolo/core/ini_text.h"
+#include "yolo/core/strings.h"
 #include "yolo/core/text_file.h"
 
 namespace yolo::tracking {
@@ -28,12 +29,6 @@ constexpr std::array<const char*, kMaxColumns> kColumnNames = {
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 [[noreturn]] void fail(const std::string& source, int line, const std::string& what) {
@@ -51,7 +46,7 @@ std::vector<std::string_view> split_fields(std::string_view line) {
     while (true) {
       const size_t comma = line.find(',', start);
       fields.push_back(
-          trim(line.substr(start, comma == std::string_view::npos ? comma : comma - start)));
+          trim_space(line.substr(start, comma == std::string_view::npos ? comma : comma - start)));
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }
@@ -131,17 +126,10 @@ void append_number(std::string& out, double v) {
 MotTable parse_mot_text(std::string_view text, const std::string& source) {
   MotTable table;
   table.source = source;
-  int line_number = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t newline = text.find('\n', start);
-    const size_t stop = newline == std::string_view::npos ? text.size() : newline;
-    ++line_number;
-    const std::string_view line = trim(text.substr(start, stop - start));
-    start = stop + 1;
-    if (line.empty()) continue;
-    table.rows.push_back(parse_row(split_fields(line), source, line_number));
-  }
+  for_each_line(text, [&](int number, std::string_view raw) {
+    const std::string_view line = trim_space(raw);
+    if (!line.empty()) table.rows.push_back(parse_row(split_fields(line), source, number));
+  });
   return table;
 }
 
@@ -180,16 +168,15 @@ void write_mot_file(const std::filesystem::path& path, const std::vector<MotRow>
 SequenceInfo parse_sequence_info(std::string_view text, const std::string& source) {
   const IniText ini = parse_ini(text, source);
   const auto in_sequence = [](const IniEntry& e) { return e.section == "Sequence"; };
-  if (std::none_of(ini.entries.begin(), ini.entries.end(), in_sequence)) {
+  if (!ini.entries.empty() && std::none_of(ini.entries.begin(), ini.entries.end(), in_sequence)) {
     // A file whose keys sit outside [Sequence] (its header missing or misspelt) would otherwise
     // be read as saying nothing, and the defaults blamed later.
-    for (const IniEntry& e : ini.entries) {
-      throw UsageError(fmt::format(
-          "{}: line {} says {}={} outside a [Sequence] section{}: MOTChallenge's keys go under a "
-          "[Sequence] line",
-          source, e.line, e.key, e.value,
-          e.section.empty() ? "" : fmt::format(" (it is in [{}])", e.section)));
-    }
+    const IniEntry& e = ini.entries.front();
+    throw UsageError(fmt::format(
+        "{}: line {} says {}={} outside a [Sequence] section{}: MOTChallenge's keys go under a "
+        "[Sequence] line",
+        source, e.line, e.key, e.value,
+        e.section.empty() ? "" : fmt::format(" (it is in [{}])", e.section)));
   }
   SequenceInfo info;
   for (const IniEntry& e : ini.entries) {

@@ -604,8 +604,6 @@ void require_unique_rows(const MotTable& table, const std::vector<const MotRow*>
   }
 }
 
-std::vector<const MotRow*> kept_rows(const MotTable& table, double min_confidence);
-
 }  // namespace
 
 void check_ground_truth(const MotTable& gt) {

@@ -8,16 +8,6 @@
 
 namespace yolo::monitor {
 
-namespace {
-
-// A stream that has an attempt under way (starting, or rebuilding after a drop or a stall): its
-// start-up activity counts. A failed or stopped one has none, whatever was last reported.
-bool trying(StreamState state) {
-  return state != StreamState::kFailed && state != StreamState::kStopped;
-}
-
-}  // namespace
-
 nlohmann::json service_readiness(const StreamManager& streams) {
   std::map<std::string, int> by_state;
   int total = 0, loading = 0;
@@ -26,8 +16,7 @@ nlohmann::json service_readiness(const StreamManager& streams) {
     if (!s) continue;  // removed since ids() was read
     ++total;
     ++by_state[to_string(s->state)];
-    // Only a stream that is trying can be loading: a failed or stopped one says why it is not.
-    loading += trying(s->state) && s->activity == to_string(Readiness::kLoadingModel);
+    loading += s->activity == to_string(Readiness::kLoadingModel);
   }
   const auto count = [&](StreamState state) {
     const auto it = by_state.find(to_string(state));
@@ -54,9 +43,8 @@ std::optional<StreamStatus> stream_status(const StreamManager& streams, const st
   const std::optional<StreamStats> s = streams.stats(id);
   if (!s) return std::nullopt;
   StreamStatus status;
-  const bool activity = trying(s->state) && !s->activity.empty();
-  status.state = activity ? s->activity : to_string(s->state);
-  status.detail = activity && !s->activity_detail.empty() ? s->activity_detail : s->last_error;
+  status.state = s->activity.empty() ? to_string(s->state) : s->activity;
+  status.detail = !s->activity_detail.empty() ? s->activity_detail : s->last_error;
   status.transient = s->state != StreamState::kFailed && s->state != StreamState::kStopped;
   return status;
 }

@@ -97,9 +97,9 @@ std::vector<std::string> unread_key_warnings(const Config& cfg, const std::strin
     }
     if (readers.empty()) continue;  // a key no mode reads by section: nothing to point at
     out.push_back(
-        fmt::format("{}= is read by {} and not by {}: it has no effect here ({})", k.name,
-                    fmt::join(readers, ", "), mode,
-                    fmt::format("yolo-trainer {} help lists the keys {} reads", mode, mode)));
+        fmt::format("{0}= is read by {1} and not by {2}: it has no effect here (yolo-trainer {2} "
+                    "help lists the keys {2} reads)",
+                    k.name, fmt::join(readers, ", "), mode));
   }
   return out;
 }

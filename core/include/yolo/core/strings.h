@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,15 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // words of 3 or more characters).
 std::vector<std::string> closest_matches(std::string_view word,
                                          const std::vector<std::string>& candidates, size_t max);
+
+// `s` without the ASCII white space (space, tab, CR, VT, FF) at either end.
+std::string_view trim_space(std::string_view s);
+
+// Calls `line(number, text)` for each line of `text` (split at '\n', numbered from 1, without the
+// '\n'; a last line without one counts too, an empty text has none): the line loop of the
+// project's line-based readers (MOTChallenge rows, INI files).
+void for_each_line(std::string_view text,
+                   const std::function<void(int number, std::string_view line)>& line);
 
 // The order a person reads numbered names in: runs of digits compare as numbers, so "2.jpg" comes
 // before "10.jpg" (byte order puts "10.jpg" first); the rest compares byte by byte. Names equal
