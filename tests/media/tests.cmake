@@ -9,3 +9,6 @@ endif()
 # Decoded colours of flagged and unflagged videos against the exact values (issue #53).
 yolo_add_test(NAME test_video_colours LABEL integration NO_TORCH
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/media/test_video_colours.cpp LIBS yolo_media)
+# A leaky queue keeps every frame with its caps through many resolution changes (issue #68).
+yolo_add_test(NAME test_leaky_queue LABEL integration NO_TORCH
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/media/test_leaky_queue.cpp LIBS yolo_media)

@@ -15,6 +15,8 @@
 #include <fstream>
 #include <opencv2/imgproc.hpp>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "gst_test_support.h"
 #include "harness_frames.h"
@@ -232,6 +234,49 @@ TEST(YoloElement, InferenceIntervalLeavesTheFramesBetweenWithoutMetas) {
   EXPECT_EQ(stat(h, "frames"), 7u);
   EXPECT_EQ(stat(h, "inferred"), 3u);
   EXPECT_EQ(stat(h, "skipped-interval"), 4u);
+}
+
+// A camera that changes resolution ten times in a row: each frame is inferred at its own size,
+// and a frame of the previous size arriving under the new caps (what a leaky queue upstream can
+// deliver) is dropped and counted, not an error that ends the stream.
+TEST(YoloElement, ResolutionChangesKeepTheStreamAndDropOnlyAnUnfitFrame) {
+  Harness h = make_harness("conf-threshold=0 max-detections=3");
+  const std::vector<std::pair<int, int>> sizes = {{64, 64}, {128, 48}, {96, 96}, {160, 64}};
+  std::vector<std::pair<int, int>> pushed;
+  guint64 pts = 0;
+  int unfit = 0;
+  for (int change = 0; change < 10; ++change) {
+    const auto [w, hgt] = sizes[change % sizes.size()];
+    gst_harness_set_src_caps_str(h.get(), caps_string("I420", w, hgt).c_str());
+    if (change % 2 == 1) {
+      // A frame of the previous size under the new caps; it is the smaller one at odd changes
+      // (a larger one maps; the monitor's queue guard is what keeps those out).
+      const auto [pw, ph] = sizes[(change - 1) % sizes.size()];
+      ASSERT_EQ(gst_harness_push(h.get(), make_frame("I420", pw, ph, pts++)), GST_FLOW_OK)
+          << "change " << change;
+      ++unfit;
+    }
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_EQ(gst_harness_push(h.get(), make_frame("I420", w, hgt, pts++)), GST_FLOW_OK)
+          << "change " << change;
+      pushed.emplace_back(w, hgt);
+    }
+  }
+  for (size_t i = 0; i < pushed.size(); ++i) {
+    Buffer out(gst_harness_pull(h.get()));
+    ASSERT_TRUE(out) << "frame " << i;
+    EXPECT_EQ(gst_buffer_get_size(out.get()),
+              static_cast<gsize>(pushed[i].first * pushed[i].second * 3 / 2))
+        << "frame " << i << " left in order";
+    const std::vector<Detection> boxes = yolo::gst::read_roi_metas(out.get());
+    EXPECT_EQ(boxes.size(), 3u) << "frame " << i;
+    for (const Detection& d : boxes) {
+      EXPECT_LE(d.x2, pushed[i].first) << "frame " << i << " boxed at its own size";
+      EXPECT_LE(d.y2, pushed[i].second) << "frame " << i << " boxed at its own size";
+    }
+  }
+  EXPECT_EQ(stat(h, "unfit"), static_cast<guint64>(unfit));
+  EXPECT_EQ(stat(h, "inferred"), pushed.size());
 }
 
 TEST(YoloElement, EosRunsAPartialBatchAndComesAfterItsFrames) {

@@ -24,6 +24,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "../parity/oracle.h"
 #include "free_port.h"
@@ -97,6 +99,66 @@ class MonitorProcess {
   pid_t pid_ = -1;
   bool exited_ = false;
 };
+
+size_t count_occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Runs a gst-launch description to its end; empty, or why it failed.
+std::string run_to_end(const std::string& description) {
+  GError* error = nullptr;
+  GstElement* pipeline = gst_parse_launch(description.c_str(), &error);
+  if (!pipeline || error) {
+    const std::string why = error ? error->message : "does not parse";
+    g_clear_error(&error);
+    if (pipeline) gst_object_unref(pipeline);
+    return why;
+  }
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* end = gst_bus_timed_pop_filtered(
+      bus, 60 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  std::string why;
+  if (!end)
+    why = "timed out";
+  else if (GST_MESSAGE_TYPE(end) == GST_MESSAGE_ERROR)
+    why = "error: " + description;
+  if (end) gst_message_unref(end);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return why;
+}
+
+// One MPEG-TS file whose H.264 stream changes resolution at every segment, with continuous
+// timestamps (a camera switching its mode); `sizes` in turn, `segments` times.
+std::string write_resolution_changes(const fs::path& file,
+                                     const std::vector<std::pair<int, int>>& sizes, int segments,
+                                     int frames_per_segment, int fps) {
+  const fs::path raw = file.string() + ".h264";
+  std::ofstream joined(raw, std::ios::binary);
+  for (int i = 0; i < segments; ++i) {
+    const auto [w, h] = sizes[i % sizes.size()];
+    const fs::path part = file.string() + "." + std::to_string(i) + ".h264";
+    const std::string why = run_to_end(fmt::format(
+        "videotestsrc num-buffers={} pattern=ball ! "
+        "video/x-raw,format=I420,width={},height={},framerate={}/1 ! "
+        "x264enc key-int-max={} ! video/x-h264,stream-format=byte-stream ! filesink location={}",
+        frames_per_segment, w, h, fps, frames_per_segment, part.string()));
+    if (!why.empty()) return why;
+    std::ifstream in(part, std::ios::binary);
+    joined << in.rdbuf();
+    fs::remove(part);
+  }
+  joined.close();
+  const std::string why =
+      run_to_end(fmt::format("filesrc location={} ! h264parse ! mpegtsmux ! filesink location={}",
+                             raw.string(), file.string()));
+  fs::remove(raw);
+  return why;
+}
 
 // Polls `check` every 100 ms until it holds or `timeout` passes.
 bool eventually(const std::function<bool()>& check, std::chrono::milliseconds timeout) {
@@ -591,6 +653,32 @@ TEST(YoloMonitor, AnalyticsThatDoNotFitTheFrameShowAsOff) {
   EXPECT_TRUE(eventually(
       [&] { return api.streams()["streams"][0]["frames"].get<int64_t>() > frames; }, 30s))
       << "the stream stopped with its analytics";
+  // What is known survives the stream's rebuilds: the file ends every few seconds and is played
+  // again; through two replays, while it reconnects and after, both endpoints say off.
+  const int64_t retries = streams["streams"][0]["retries"].get<int64_t>();
+  int observations = 0, while_reconnecting = 0;
+  std::string said_otherwise;
+  eventually(
+      [&] {
+        const json st = api.streams();
+        const json c = get("/api/v1/streams/cam/counts");
+        if (st.is_null() || c.is_null()) return false;
+        const json& cam = st["streams"][0];
+        ++observations;
+        if (cam["state"] != "running") ++while_reconnecting;
+        if (cam["analytics"]["state"] != "off" || c["analytics"]["state"] != "off")
+          said_otherwise =
+              "state " + cam["state"].get<std::string>() + ": " + cam.dump() + " / " + c.dump();
+        return !said_otherwise.empty() || cam["retries"].get<int64_t>() >= retries + 2;
+      },
+      60s);
+  EXPECT_EQ(said_otherwise, "") << "analytics not off after a rebuild";
+  EXPECT_GE(api.streams()["streams"][0]["retries"].get<int64_t>(), retries + 2)
+      << "the video did not replay twice";
+  EXPECT_GT(while_reconnecting, 0) << observations << " observations, none while reconnecting";
+  EXPECT_EQ(count_occurrences(monitor.log(), "analytics off"), 1u)
+      << "said once, not at every replay:\n"
+      << monitor.log();
   monitor.signal(SIGTERM);
   EXPECT_EQ(monitor.wait_exit(60s), 0) << monitor.log();
 }
@@ -848,4 +936,69 @@ TEST(YoloMonitor, AStreamWhoseModelIsGoneIsFailedEverywhereWithTheReason) {
     EXPECT_EQ(j->dump().find("loading model"), std::string::npos) << *j;
   monitor.signal(SIGTERM);
   EXPECT_EQ(monitor.wait_exit(30s), 0) << monitor.log();
+}
+
+// A camera that changes resolution 23 times in a row, played three times (about 70 changes):
+// the stream never fails (every rebuild is the file's end), every size is inferred with its own
+// frame size, and no frame reaches the element under another frame's caps (the leaky queue's
+// guard; tests/media/test_leaky_queue.cpp forces the race itself).
+TEST(YoloMonitor, ACameraThatChangesResolutionKeepsItsStream) {
+  const yolo::testing::TrainedShapes shapes = yolo::testing::trained_shapes_model();
+  ASSERT_TRUE(fs::exists(shapes.model)) << "training did not produce " << shapes.model;
+  for (const char* factory : {"x264enc", "h264parse", "mpegtsmux"}) {
+    if (GstElementFactory* f = gst_element_factory_find(factory)) {
+      gst_object_unref(f);
+    } else {
+      GTEST_SKIP() << factory << " is not installed";
+    }
+  }
+  const fs::path dir = fs::path(YOLO_BINARY_DIR) / "test-monitor-resolution";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // 64x64 and 128x48 are the pair of the report (6144 bytes against 9216).
+  const std::vector<std::pair<int, int>> sizes = {{64, 64}, {128, 48}, {96, 96}, {160, 64}};
+  const fs::path video = dir / "changes.ts";
+  ASSERT_EQ(write_resolution_changes(video, sizes, 24, 20, 200), "");
+
+  const int http_port = yolo::testing::free_port();
+  std::ofstream(dir / "monitor.yaml")
+      << "model: " << shapes.model.string() << "\ndevice: cpu\nconf: 0.1\n"
+      << "http: {bind: 127.0.0.1, port: " << http_port << "}\nstate_file: \"\"\n"
+      << "outputs:\n  jsonl: {path: " << (dir / "results.jsonl").string() << "}\n"
+      << "streams:\n  - id: cam\n    uri: " << video.string() << "\n";
+  MonitorProcess monitor(dir / "monitor.yaml", dir / "monitor.log");
+  ASSERT_TRUE(monitor.started());
+  Api api(http_port, "");
+  std::set<std::string> errors;
+  const bool replayed = eventually(
+      [&] {
+        const json cam = api.stream("cam");
+        if (cam.is_null()) return false;
+        if (cam.contains("last_error") && cam["last_error"].is_string())
+          errors.insert(cam["last_error"].get<std::string>());
+        return cam["retries"].get<int64_t>() >= 3;
+      },
+      180s);
+  monitor.signal(SIGTERM);
+  EXPECT_EQ(monitor.wait_exit(60s), 0) << monitor.log();
+  ASSERT_TRUE(replayed) << monitor.log();
+  for (const std::string& e : errors) EXPECT_EQ(e, "end of stream") << monitor.log();
+  const std::string log = monitor.log();
+  EXPECT_EQ(log.find("does not fit"), std::string::npos) << log;
+
+  std::map<std::pair<int, int>, int> frames_per_size;
+  std::ifstream in(dir / "results.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const json r = json::parse(line);
+    const int w = r["width"].get<int>(), h = r["height"].get<int>();
+    ++frames_per_size[{w, h}];
+    for (const auto& d : r["detections"]) {
+      EXPECT_LE(d["x2"].get<double>(), w) << line;
+      EXPECT_LE(d["y2"].get<double>(), h) << line;
+    }
+  }
+  for (const auto& size : sizes) {
+    EXPECT_GT(frames_per_size[size], 0) << size.first << "x" << size.second << " never inferred";
+  }
+  EXPECT_EQ(frames_per_size.size(), sizes.size()) << "a frame at a size the video never had";
 }

@@ -162,7 +162,8 @@ static void gst_yolo_class_init(GstYoloClass* klass) {
   yolo::gst::yolo_properties().install(object_class);
   yolo::gst::install_stats_property(
       object_class, yolo::gst::yolo_properties().size() + 1,
-      "Counters: frames, inferred, skipped-interval, skipped-qos, dropped, and of the (shared) "
+      "Counters: frames, inferred, skipped-interval, skipped-qos, dropped, unfit, and of the "
+      "(shared) "
       "model: model-batches, model-frames, largest-batch, model-swaps");
 
   gst_element_class_set_static_metadata(

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "debug.h"
 #include "http_service.h"
@@ -246,6 +247,7 @@ bool YoloLogic::set_caps(GstCaps* caps) {
   if (!frame_size_supported(GST_ELEMENT(element_), *format, info)) return false;
   info_ = info;
   format_ = *format;
+  warned_unfit_ = false;
   set_yuv_colorimetry(caps, preprocess_);
   have_caps_ = true;
   GST_DEBUG_OBJECT(element_, "negotiated %s %dx%d", to_string(format_), info.width, info.height);
@@ -296,11 +298,23 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   if (p.infer) {
     MappedFrame mapped(&info_, buffer.get(), GST_MAP_READ);
     if (!mapped.mapped) {
-      GST_ELEMENT_ERROR(
-          element_, STREAM, FAILED, ("Could not map a video frame"),
-          ("buffer of %" G_GSIZE_FORMAT " bytes does not fit %s %dx%d",
-           gst_buffer_get_size(buffer.get()), to_string(format_), info_.width, info_.height));
-      return GST_FLOW_ERROR;
+      // One frame that does not fit must not end the stream (a camera lives for months): it is
+      // dropped, counted, and named once per caps.
+      bool first = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++stats_.unfit;
+        first = !std::exchange(warned_unfit_, true);
+      }
+      if (first) {
+        GST_ELEMENT_WARNING(
+            element_, STREAM, FAILED, ("A video frame that does not fit its caps was dropped"),
+            ("buffer of %" G_GSIZE_FORMAT " bytes does not fit %s %dx%d (a frame of another "
+             "size after a resolution change, usually from a leaky queue upstream; stats "
+             "counts them as 'unfit')",
+             gst_buffer_get_size(buffer.get()), to_string(format_), info_.width, info_.height));
+      }
+      return GST_FLOW_OK;
     }
     // The current model decides the input size; after a hot swap it may differ.
     p.engine = model_->engine();
@@ -464,12 +478,12 @@ GstStructure* YoloLogic::stats_structure() const {
   return gst_structure_new(
       "yolo-stats", "frames", G_TYPE_UINT64, e.frames, "inferred", G_TYPE_UINT64, e.inferred,
       "skipped-interval", G_TYPE_UINT64, e.skipped_interval, "skipped-qos", G_TYPE_UINT64,
-      e.skipped_qos, "dropped", G_TYPE_UINT64, e.dropped_by_batcher, "model-batches", G_TYPE_UINT64,
-      m.batches, "model-frames", G_TYPE_UINT64, m.frames, "largest-batch", G_TYPE_UINT64,
-      m.largest_batch, "model-swaps", G_TYPE_UINT64, m.swaps, "mean-backpressure-us", G_TYPE_DOUBLE,
-      mean(e.backpressure_us, e.timed_in), "mean-preprocess-us", G_TYPE_DOUBLE,
-      mean(e.preprocess_us, e.timed_in), "mean-result-wait-us", G_TYPE_DOUBLE,
-      mean(e.result_wait_us, e.timed_out), "mean-postprocess-us", G_TYPE_DOUBLE,
+      e.skipped_qos, "dropped", G_TYPE_UINT64, e.dropped_by_batcher, "unfit", G_TYPE_UINT64,
+      e.unfit, "model-batches", G_TYPE_UINT64, m.batches, "model-frames", G_TYPE_UINT64, m.frames,
+      "largest-batch", G_TYPE_UINT64, m.largest_batch, "model-swaps", G_TYPE_UINT64, m.swaps,
+      "mean-backpressure-us", G_TYPE_DOUBLE, mean(e.backpressure_us, e.timed_in),
+      "mean-preprocess-us", G_TYPE_DOUBLE, mean(e.preprocess_us, e.timed_in), "mean-result-wait-us",
+      G_TYPE_DOUBLE, mean(e.result_wait_us, e.timed_out), "mean-postprocess-us", G_TYPE_DOUBLE,
       mean(e.postprocess_us, e.timed_out), "mean-push-us", G_TYPE_DOUBLE,
       mean(e.push_us, e.timed_out), "model-mean-queue-wait-us", G_TYPE_DOUBLE, m.mean_queue_wait_us,
       "model-mean-inference-us", G_TYPE_DOUBLE, m.mean_inference_us, "model-mean-batch",

@@ -74,6 +74,9 @@ struct ElementStats {
   uint64_t skipped_interval = 0;  // frames skipped by inference-interval
   uint64_t skipped_qos = 0;       // frames too late for inference (QoS), passed on without it
   uint64_t dropped_by_batcher = 0;
+  // Frames that do not fit the negotiated caps (a frame of the previous size after a resolution
+  // change, from a leaky queue upstream): dropped, with one warning per caps.
+  uint64_t unfit = 0;
   // Where a frame's time goes (bench_gst's breakdown), summed over the frames that were timed:
   //   backpressure  the streaming thread waiting for room (frames in flight at their limit)
   //   preprocess    mapping, colour conversion, letterbox and the hand-over to the batcher
@@ -183,6 +186,7 @@ class YoloLogic {
   PixelFormat format_ = PixelFormat::kBGR;
   DevicePreprocessOptions preprocess_;
   bool have_caps_ = false;
+  bool warned_unfit_ = false;  // for the current caps
   // The engine and input size last prepared for this stream (prepare_input_shape()).
   std::weak_ptr<Engine> prepared_engine_;
   std::pair<int, int> prepared_size_{0, 0};

@@ -71,13 +71,20 @@ void ResultSink::on_pipeline(const StreamConfig& stream) {
       s.analytics_keys = nlohmann::json();
       return;
     }
-    if (!s.analytics || s.analytics_failed || s.analytics_keys != stream.analytics_keys) {
+    const bool new_keys = s.analytics_keys != stream.analytics_keys;
+    if (!s.analytics || s.analytics_failed || new_keys) {
       // First start, a retry after settings that did not fit, or new settings from a reload.
       s.analytics = std::make_shared<analytics::StreamAnalytics>(stream.id, *stream.analytics);
       s.analytics_mutex = std::make_shared<std::mutex>();
-      s.analytics_failed = false;
-      s.analytics_error.clear();
       s.analytics_keys = stream.analytics_keys;
+      if (s.analytics_failed && !new_keys) {
+        // The same settings: off, with the same reason, until a frame of the new pipeline fits.
+        s.analytics_retry = true;
+        return;
+      }
+      s.analytics_failed = false;
+      s.analytics_retry = false;
+      s.analytics_error.clear();
       fresh = s.analytics;
     } else {
       previous = s.analytics;
@@ -111,13 +118,16 @@ void ResultSink::on_pipeline(const StreamConfig& stream) {
 nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const FrameResult& result) {
   std::shared_ptr<analytics::StreamAnalytics> a;
   std::shared_ptr<std::mutex> m;
+  bool retry = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = streams_.find(stream_id);
-    if (it == streams_.end() || !it->second.analytics || it->second.analytics_failed)
+    if (it == streams_.end() || !it->second.analytics ||
+        (it->second.analytics_failed && !it->second.analytics_retry))
       return nlohmann::json::array();
     a = it->second.analytics;
     m = it->second.analytics_mutex;
+    retry = it->second.analytics_retry;
   }
   analytics::AnalyticsFrame f;
   f.frame = result.frame;
@@ -138,13 +148,18 @@ nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const Fra
   } catch (const std::invalid_argument& e) {
     // Lines or zones outside this stream's frames: the stream keeps running without them, and
     // says so where counts are read (/counts), besides /streams and /health.
+    bool again = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto& s = streams_[stream_id];
+      again = s.analytics_failed && s.analytics_error == e.what();
       s.analytics_failed = true;
+      s.analytics_retry = false;
       s.analytics_error = e.what();
     }
-    spdlog::error("stream {}: analytics off until the stream restarts: {}", stream_id, e.what());
+    if (again) return nlohmann::json::array();  // a replay of what is already said and stored
+    spdlog::error("stream {}: analytics off (tried again when the stream restarts): {}", stream_id,
+                  e.what());
     try {
       nlohmann::json off;
       {
@@ -157,6 +172,15 @@ nlohmann::json ResultSink::run_analytics(const std::string& stream_id, const Fra
       output_failed(stream_id, std::string("events store refused the stream: ") + store.what());
     }
     return nlohmann::json::array();
+  }
+  if (retry) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& s = streams_[stream_id];
+    if (s.analytics_retry) {  // the new pipeline's frames fit: counting again
+      s.analytics_failed = s.analytics_retry = false;
+      s.analytics_error.clear();
+      spdlog::info("stream {}: analytics on again (the frames fit the lines and zones)", stream_id);
+    }
   }
   nlohmann::json list = nlohmann::json::array();
   for (const auto& e : events) list.push_back(analytics::to_json(e));

@@ -16,6 +16,7 @@
 #include "yolo/gst/detection_meta.h"
 #include "yolo/media/frame_colours.h"
 #include "yolo/media/gst_handles.h"
+#include "yolo/media/leaky_queue.h"
 #include "yolo/monitor/pipeline_description.h"
 
 namespace yolo::monitor {
@@ -327,6 +328,9 @@ void StreamSupervisor::Impl::build() {
                 StreamState::kReconnecting);
   }
   if (ElementPtr queue{gst_bin_get_by_name(GST_BIN(element.get()), kLeakyQueueName)}) {
+    // A camera that changes resolution: no frame may reach the element after the next one's
+    // caps (leaky_queue.h says how a leaky queue does that).
+    media::keep_caps_with_frames(queue.get());
     GstPadPtr pad(gst_element_get_static_pad(queue.get(), "sink"));
     if (pad) {
       gst_pad_add_probe(pad.get(), GST_PAD_PROBE_TYPE_BUFFER, &Impl::source_frame_cb, this,

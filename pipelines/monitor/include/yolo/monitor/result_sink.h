@@ -87,6 +87,9 @@ class ResultSink {
     std::shared_ptr<std::mutex> analytics_mutex;
     bool analytics_failed = false;  // the settings do not fit the frame: logged once, off
     std::string analytics_error;    // why, while analytics_failed
+    // A rebuilt pipeline may bring frames of another size: its first frame tries the settings
+    // again. Until then they stay off, as they were (what is known survives a reconnect).
+    bool analytics_retry = false;
     nlohmann::json analytics_keys;  // the settings the analytics were made from
   };
   void output_failed(const std::string& stream_id, const std::string& what);
