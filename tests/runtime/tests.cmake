@@ -12,7 +12,7 @@ yolo_add_test(NAME test_engine_rect LABEL unit SOURCES ${_dir}/test_engine_rect.
 yolo_add_test(NAME test_batcher LABEL unit SOURCES ${_dir}/test_batcher.cpp LIBS yolo_runtime)
 # BF16 autocast keeps a trained detector's validation mAP within 0.005 of FP32 (uses the shapes
 # detector the pipeline tests train once per build folder).
-yolo_add_test(NAME test_reduced_precision LABEL slow TIMEOUT 1800 NO_TORCH
+yolo_add_test(NAME test_reduced_precision LABEL slow TIMEOUT 600 NO_TORCH
   SOURCES ${_dir}/test_reduced_precision.cpp LIBS yolo_synth)
 target_include_directories(test_reduced_precision PRIVATE ${PROJECT_SOURCE_DIR}/tests/pipelines)
 target_compile_definitions(test_reduced_precision PRIVATE

@@ -5,7 +5,8 @@ architecture YAML name, nc, epochs, every parameter and buffer of our model by U
 state-dict names, a batch of images and its targets), builds the same architecture in
 Ultralytics, loads those weights, computes Ultralytics' training loss on the batch (under CPU
 autocast when the case names a dtype in "autocast") and writes the loss, its terms and every
-parameter's gradient with torch.save.
+parameter's gradient with torch.save; with "variants" (more batches of images), the same for
+each of them under "variants".
 
     python ultralytics_gradients.py CASE.pt OUT.pt
 """
@@ -34,25 +35,35 @@ def main() -> None:
         for _ in range(int(case["updates"])):
             model.criterion.update()
     targets = case["targets"]
-    batch = {
-        "img": case["images"],
-        "batch_idx": targets[:, 0],
-        "cls": targets[:, 1:2],
-        "bboxes": targets[:, 2:6],
-    }
-    # The forward pass and the loss under autocast when the case asks for it, as Ultralytics'
-    # trainer runs its step (backward outside it).
     dtype = {"float16": torch.float16, "bfloat16": torch.bfloat16}.get(case.get("autocast", ""))
-    with torch.autocast("cpu", dtype=dtype or torch.float16, enabled=dtype is not None):
-        loss, items = model.loss(batch)
-        total = loss.sum()
-    total.backward()
-    grads = {name: p.grad.detach().clone() for name, p in model.named_parameters() if p.grad is not None}
-    out = {
-        "total": total.detach(),
-        "items": torch.stack([v.detach().float() for v in items.values()]),
-        "grads": grads,
-    }
+
+    def run(images):
+        """The loss, its terms and every gradient on one batch of images."""
+        model.zero_grad(set_to_none=True)
+        batch = {
+            "img": images,
+            "batch_idx": targets[:, 0],
+            "cls": targets[:, 1:2],
+            "bboxes": targets[:, 2:6],
+        }
+        # The forward pass and the loss under autocast when the case asks for it, as
+        # Ultralytics' trainer runs its step (backward outside it).
+        with torch.autocast("cpu", dtype=dtype or torch.float16, enabled=dtype is not None):
+            loss, items = model.loss(batch)
+            total = loss.sum()
+        total.backward()
+        grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+        return {
+            "total": total.detach(),
+            "items": torch.stack([v.detach().float() for v in items.values()]),
+            "grads": grads,
+        }
+
+    out = run(case["images"])
+    # Variants of the batch (the same images with a little noise): the spread of reduced
+    # precision's error from one rounding pattern to the next, measured on this CPU.
+    if "variants" in case:
+        out["variants"] = [run(images) for images in case["variants"]]
     torch.save(out, sys.argv[2])
 
 
