@@ -11,6 +11,17 @@
 #                                (git-ignored), to carry to the GPU machine
 #   tools/gpu-check.sh [run]     configure, build, test, table (on the GPU machine, or here to
 #                                rehearse)
+#   tools/gpu-check.sh --bundle [DIR]
+#                                here: the GPU proof's bundle in DIR (default .gpu-bundle,
+#                                git-ignored): programs built here, the libraries the GPU machine
+#                                lacks, Ultralytics' wheels, real photos and yolo11n.pt; prints
+#                                its size and contents (DIR/MANIFEST.txt lists every file)
+#   tools/gpu-check.sh --rehearse
+#                                here, as root: the bundle's proof (tools/gpu-proof.sh) end to
+#                                end on the CPU in a fresh Debian 12 root holding only what the
+#                                GPU machine holds; tiny sizes
+# On the GPU machine, with the device tool: carry .gpu-bundle and run
+# `tools/gpu-proof.sh .gpu-bundle` (one call, no build there).
 #
 # Environment: YOLO_PYTHON (the Python whose torch to build against; default: python3 on PATH,
 # else the project venv), BUILD_DIR (default build-gpu), OUT (also copy the table and logs there).
@@ -33,8 +44,110 @@ if [ "$mode" = "prepare" ]; then
   echo "gpu-check: $(du -sh "$deps" | cut -f1) in .gpu-deps (${pkgs[*]})"
   exit 0
 fi
+# The bundle (tools/gpu_bundle.py): the programs built here, the libraries the GPU machine lacks,
+# Ultralytics' wheels and small data, for one device call with no build there.
+make_bundle() {  # $1: the bundle folder
+  local out=$1 build="${BUILD_DIR:-build}" venv="${YOLO_VENV:-/opt/yolo-edge/venv}" version
+  cmake --build "$build" -j "$(nproc)" --target yolo-trainer bench_inference test_gpu_models \
+    test_gpu_runtime test_gpu_train gstyolo >/dev/null || { echo "gpu-check: the build failed" >&2; return 1; }
+  # The oracle's own version, so that the GPU machine runs the Ultralytics the tests here pin.
+  version=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("ultralytics"))') ||
+    { echo "gpu-check: no Ultralytics in $venv (tools/install-deps.sh --oracle)" >&2; return 1; }
+  mkdir -p "$out/wheels"
+  if ! ls "$out"/wheels/ultralytics-"$version"-*.whl >/dev/null 2>&1; then
+    rm -f "$out"/wheels/*.whl
+    "$venv/bin/python" -m pip download -q --no-deps -d "$out/wheels" "ultralytics==$version" \
+      "ultralytics-thop==$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("ultralytics-thop"))')" ||
+      { echo "gpu-check: pip could not download Ultralytics $version" >&2; return 1; }
+  fi
+  python3 tools/gpu_bundle.py "$build" "$out" --wheels "$out/wheels" \
+    --assets "${YOLO_TEST_ASSETS:-/opt/yolo-edge/test-assets}"
+  grep -qx '/.gpu-bundle/' .git/info/exclude 2>/dev/null || echo '/.gpu-bundle/' >>.git/info/exclude
+}
+
+if [ "$mode" = "--bundle" ]; then
+  make_bundle "${2:-.gpu-bundle}"
+  exit $?
+fi
+
+# The rehearsal: the bundle's proof end to end on the CPU, in a fresh Debian 12 root that holds
+# only what the GPU machine holds (Python with torch 2.11 and the image's Python packages; no
+# project build dependency), tiny sizes. A library missing from the bundle, a stub that is
+# reached or a step that breaks fails here, not in the GPU machine's minutes.
+if [ "$mode" = "--rehearse" ]; then
+  if [ "$(id -u)" -ne 0 ]; then echo "gpu-check: --rehearse needs root (mmdebstrap, chroot)" >&2; exit 2; fi
+  bundle_dir="${BUNDLE:-.gpu-bundle}"
+  make_bundle "$bundle_dir" || exit 1
+  # shellcheck source=tools/lib/fresh_root.sh
+  source tools/lib/fresh_root.sh
+  rroot="${ROOT:-$(mktemp -d /var/tmp/yolo-gpu-rehearsal.XXXXXX)}"
+  site="${YOLO_VENV:-/opt/yolo-edge/venv}/lib/python3.11/site-packages"
+  cleanup() {
+    fresh_root_stop_processes "$rroot"
+    if mountpoint -q "$rroot/opt/host-site"; then umount -l "$rroot/opt/host-site"; fi
+    fresh_root_unmount "$rroot"
+    if [ -z "${KEEP:-}" ]; then rm -rf "$rroot" "$rroot.mmdebstrap.log"; fi
+  }
+  trap cleanup EXIT
+  # python3 as the GPU image has it; libgl1 for the GUI build of OpenCV's wheel in the venv that
+  # stands in for the image's (the image has opencv-python-headless, which needs no libGL).
+  echo "gpu-check: a fresh Debian 12 root in $rroot"
+  fresh_root_create "$rroot" minbase python3,libgl1,libglib2.0-0 || exit 1
+  fresh_root_mount "$rroot"
+  mkdir -p "$rroot/opt/host-site" "$rroot/opt/torch/site" "$rroot/proof"
+  mount --bind -o ro "$site" "$rroot/opt/host-site"
+  # The GPU image's Python packages (device/KINDS.md) that the venv here also has, and nothing
+  # else: no Ultralytics, polars or thop, which the bundle must bring itself.
+  for pkg in PIL pillow.libs certifi charset_normalizer contourpy cv2 opencv_python.libs cycler \
+      dateutil filelock fontTools fsspec functorch idna jinja2 kiwisolver markupsafe matplotlib \
+      mpl_toolkits mpmath networkx numpy numpy.libs nvidia packaging pip psutil pyparsing \
+      requests scipy scipy.libs setuptools sympy torch torchgen torchvision torchvision.libs \
+      triton typing_extensions.py urllib3 yaml _yaml pynvml.py; do
+    for entry in "$site/$pkg" "$site/${pkg%.py}"-*.dist-info "$site/${pkg,,}"-*.dist-info; do
+      [ -e "$entry" ] && ln -sfn "/opt/host-site/$(basename "$entry")" "$rroot/opt/torch/site/"
+    done
+  done
+  for dist in pillow opencv_python python_dateutil fonttools charset_normalizer PyYAML six; do
+    for entry in "$site/$dist"-*.dist-info "$site/$dist.py"; do
+      [ -e "$entry" ] && ln -sfn "/opt/host-site/$(basename "$entry")" "$rroot/opt/torch/site/"
+    done
+  done
+  cp -r "$bundle_dir/payload.tar.xz" "$bundle_dir/MANIFEST.txt" "$rroot/proof/"
+  cp tools/gpu-proof.sh "$rroot/proof/"
+  status=0
+  chroot "$rroot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    PYTHONPATH=/opt/torch/site PYTHON=python3 WORK=/tmp/proof DEVICE=cpu EPOCHS=1 IMGSZ=64 \
+    IMAGES=32 BENCH_IMGSZ=64 BENCH_ROUNDS=3 FRAMES=10 OUT=/proof/out \
+    /proof/gpu-proof.sh /proof || status=$?
+  # The rehearsal must catch what the GPU call would trip on: the same bundle less one library
+  # it carries fails its libraries step, naming the library.
+  lib=libyaml-cpp.so.0.7
+  mkdir -p "$rroot/proof/broken"
+  python3 - "$bundle_dir/payload.tar.xz" "$rroot/proof/broken/payload.tar.xz" "$lib" <<'PY'
+import sys, tarfile
+src, dst, drop = sys.argv[1:4]
+with tarfile.open(src) as tin, tarfile.open(dst, "w:gz", compresslevel=1) as tout:
+    for m in tin:
+        if m.name != f"yolo-gpu/lib/{drop}":
+            tout.addfile(m, tin.extractfile(m) if m.isfile() else None)
+PY
+  broken=$(chroot "$rroot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    PYTHONPATH=/opt/torch/site PYTHON=python3 WORK=/tmp/broken STEPS=libraries \
+    /proof/gpu-proof.sh /proof/broken 2>&1) && broken_rc=0 || broken_rc=$?
+  if [ "$broken_rc" -ne 0 ] && grep -q "FAIL libraries:.*$lib" <<<"$broken"; then
+    echo "gpu-check: PASS fault: a bundle without $lib fails its libraries step, naming it"
+  else
+    echo "gpu-check: FAIL fault: a bundle without $lib was not caught (exit $broken_rc):"
+    echo "$broken" | tail -5
+    status=1
+  fi
+  if [ -n "${OUT:-}" ]; then cp -r "$rroot/proof/out/." "$OUT/" 2>/dev/null || true; fi
+  echo "gpu-check: rehearsal $([ $status -eq 0 ] && echo passed || echo FAILED) ($(head -1 "$bundle_dir/MANIFEST.txt"))"
+  exit $status
+fi
+
 if [ "$mode" != "run" ]; then
-  echo "usage: tools/gpu-check.sh [prepare|run]" >&2
+  echo "usage: tools/gpu-check.sh [prepare|run|--bundle [DIR]|--rehearse]" >&2
   exit 2
 fi
 

@@ -1,9 +1,11 @@
 # A fresh Debian 12 root for tests that must see what a new machine sees (sourced by
 # tools/package-check.sh and tools/bench/fresh_quickstart.sh). Needs root and mmdebstrap.
 #
-#   fresh_root_create ROOT [VARIANT]  Debian 12 (bookworm) from this machine's own apt sources:
+#   fresh_root_create ROOT [VARIANT] [PACKAGES]
+#                                   Debian 12 (bookworm) from this machine's own apt sources:
 #                                   the mirror configured here is the one used, and no host name
-#                                   is written into the project (MIRROR=... overrides both)
+#                                   is written into the project (MIRROR=... overrides both);
+#                                   PACKAGES (comma-separated) are installed with it
 #   fresh_root_mount ROOT           /proc, /sys, /dev, /dev/pts and DNS, for chroot
 #   fresh_root_stop_processes ROOT  ends every process still running inside ROOT
 #   fresh_root_unmount ROOT         the mounts above, innermost first
@@ -19,7 +21,8 @@ fresh_root_sources() {
 }
 
 fresh_root_create() {
-  local root=$1 variant=${2:-minbase} sources=()
+  local root=$1 variant=${2:-minbase} include=${3:-} sources=() extra=()
+  if [ -n "$include" ]; then extra=(--include="$include"); fi
   if [ -n "${MIRROR:-}" ]; then
     sources=("$MIRROR")
   else
@@ -33,7 +36,7 @@ fresh_root_create() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mmdebstrap >/dev/null
   fi
   mkdir -p "$root"
-  if ! mmdebstrap --variant="$variant" --mode=root bookworm "$root" "${sources[@]}" \
+  if ! mmdebstrap --variant="$variant" --mode=root "${extra[@]}" bookworm "$root" "${sources[@]}" \
       >"$root.mmdebstrap.log" 2>&1; then
     tail -20 "$root.mmdebstrap.log" >&2
     echo "fresh_root: mmdebstrap failed; see $root.mmdebstrap.log" >&2

@@ -283,6 +283,10 @@ void Trainer::optimizer_step(int64_t ni) {
     s.optimizer->step();
   }
   s.scaler->update(finite);
+  if (s.scaler->enabled()) {
+    ++s.scaler_steps;
+    if (!finite) ++s.scaler_skipped;
+  }
   s.optimizer->zero_grad();
   s.ema->update(*s.model);
   s.ts.last_opt_step = ni;
@@ -444,6 +448,12 @@ void Trainer::final_evaluation(TrainResult& out) {
       "= {:.0f} %; validation {:.0f} s, checkpoints {:.0f} s).",
       out.epochs_completed, out.seconds / 3600, s.spent_train, s.spent_data,
       s.spent_train > 0 ? 100 * s.spent_data / s.spent_train : 0.0, s.spent_validate, s.spent_save);
+  if (s.scaler->enabled()) {
+    // FP16's loss scaling skips a step whose gradients overflowed: a few while the scale settles
+    // are normal; many mean FP16 does not suit this model (amp=False).
+    spdlog::info("AMP: the gradient scaler skipped {} of {} optimizer steps (scale now {:g}).",
+                 s.scaler_skipped, s.scaler_steps, s.scaler->current_scale());
+  }
   const TrainState final_state = s.ts;
   save_checkpoint(s.last, false);
   if (fs::exists(s.best)) {

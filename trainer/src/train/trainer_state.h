@@ -47,6 +47,7 @@ struct Trainer::State {
   std::unique_ptr<ModelEMA> ema;
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<GradScaler> scaler;
+  int64_t scaler_steps = 0, scaler_skipped = 0;  // FP16 steps of this process, and those skipped
   std::unique_ptr<DetectionLoss> loss;
   std::unique_ptr<EndToEndLoss> e2e_loss;
   std::unique_ptr<DataLoader> train_loader, val_loader;
