@@ -117,7 +117,9 @@ if [ "$mode" = "--rehearse" ]; then
   status=0
   chroot "$rroot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     PYTHONPATH=/opt/torch/site PYTHON=python3 WORK=/tmp/proof DEVICE=cpu EPOCHS=1 IMGSZ=64 \
-    IMAGES=32 BENCH_IMGSZ=64 BENCH_ROUNDS=3 FRAMES=10 OUT=/proof/out \
+    IMAGES=32 BENCH_MODELS=yolov8n.yaml BENCH_IMGSZ=64 BENCH_ROUNDS=3 FRAMES=10 LIVE_FPS=5 \
+    LIVE_FRAMES=15 \
+    OUT=/proof/out \
     /proof/gpu-proof.sh /proof || status=$?
   # The rehearsal must catch what the GPU call would trip on: the same bundle less one library
   # it carries fails its libraries step, naming the library.

@@ -13,11 +13,14 @@
 #   ultralytics Ultralytics (the carried wheel) on the same data and device: time per epoch
 #               and predict time per image, as ratios to ours
 #   element     4 streams through one shared `yolo` model instance (batch-size 4): frames/s
+#   latency     4 live streams (LIVE_FPS, default 30): p50 and p99 of each frame's time through
+#               `yolo`, against p99 <= 2 x one frame's engine time + the batch wait (GPU only)
 #
 #   tools/gpu-proof.sh BUNDLE_DIR     (BUNDLE_DIR holds payload.tar.xz)
 # Environment: OUT (the table and logs are copied there), WORK (default /tmp/yolo-gpu-proof),
 # DEVICE (default cuda:0 when torch sees a GPU, else cpu), EPOCHS (20), IMGSZ (320), IMAGES (200),
-# BENCH_IMGSZ (640), BENCH_ROUNDS (30, at least 3), FRAMES (300, per stream), PYTHON (python3),
+# BENCH_MODELS (yolov8n.yaml,yolo26n.yaml), BENCH_IMGSZ (640), BENCH_ROUNDS (30, at least 3),
+# FRAMES (300, per stream), LIVE_FPS (30), LIVE_FRAMES (150), PYTHON (python3),
 # STEPS (comma-separated: only these steps).
 set -uo pipefail
 bundle=$(realpath "${1:?usage: tools/gpu-proof.sh BUNDLE_DIR}")
@@ -40,7 +43,7 @@ logs="$work/logs"
 report="$logs/gpu-proof.md"
 failures=0
 # STEPS=a,b runs only those steps (libraries, gpu-tests, train, inference, predict, ultralytics,
-# element); all by default.
+# element, latency); all by default.
 want() { [ -z "${STEPS:-}" ] || [[ ",$STEPS," == *",$1,"* ]]; }
 pass() { echo "gpu-proof: PASS $1"; echo "| $1 | PASS | $2 |" >>"$logs/steps.md"; }
 fail() {
@@ -223,9 +226,9 @@ fi
 fi
 
 # element: 4 streams, one shared model instance, batched.
-if want element; then
 model_pt="$work/runs/yolov8n-ampTrue/weights/best.pt"
 [ -f "$model_pt" ] || model_pt="$b/data/yolo11n.pt"
+if want element; then
 streams=""
 for i in 1 2 3 4; do
   streams+=" videotestsrc num-buffers=$frames pattern=ball ! video/x-raw,width=640,height=480 !"
@@ -240,6 +243,54 @@ if "$b/bin/gst-launch-1.0" -q $streams >"$logs/element.log" 2>&1; then
 else
   fail element "$(tail -3 "$logs/element.log" | tr '\n' ' ')"
 fi
+fi
+
+# latency: 4 live streams (paced like cameras) through the shared instance; each frame's time
+# through `yolo` (GStreamer's latency tracer: its sink pad to its src pad), p50 and p99 after each
+# stream's first 5 frames, against the pipeline criterion: p99 <= 2 x one frame's engine time +
+# the batch wait (batch-timeout, 5 ms). One frame's engine time: the median through `yolo` of
+# one live stream alone (batch-size 1, so nothing waits for a batch).
+live_run() {  # $1 streams, $2 batch-size, $3 log name; the tracer's records in $logs/$3.trace
+  local live="" i
+  for i in $(seq 1 "$1"); do
+    live+=" videotestsrc is-live=true num-buffers=${LIVE_FRAMES:-150} pattern=ball !"
+    live+=" video/x-raw,width=640,height=480,framerate=${LIVE_FPS:-30}/1 !"
+    live+=" yolo name=yolo$i model=$model_pt device=$DEVICE model-instance-id=live$1 batch-size=$2 !"
+    live+=" fakesink sync=true"
+  done
+  # shellcheck disable=SC2086 # one pipeline description, split into gst-launch's arguments
+  GST_TRACERS="latency(flags=element)" GST_DEBUG="GST_TRACER:7" GST_DEBUG_NO_COLOR=1 \
+    "$b/bin/gst-launch-1.0" -q $live >"$logs/$3.log" 2>"$logs/$3.trace"
+}
+if want latency; then
+  if ! live_run 1 1 latency-one; then
+    fail latency "$(tail -3 "$logs/latency-one.log" | tr '\n' ' ')"
+  elif ! live_run 4 4 latency-four; then
+    fail latency "$(tail -3 "$logs/latency-four.log" | tr '\n' ' ')"
+  else
+    result=$("$python" - "$logs/latency-one.trace" "$logs/latency-four.trace" "$gpu_name" <<'PY'
+import re, statistics, sys
+def latencies(trace):
+    per = {}
+    for line in open(trace):
+        m = re.search(r"element-latency, .*element=\(string\)(yolo\d+), src=\(string\)src, time=\(guint64\)(\d+)", line)
+        if m:
+            per.setdefault(m.group(1), []).append(int(m.group(2)) / 1e6)
+    return sorted(v for values in per.values() for v in values[5:])  # after each stream's warm-up
+one, four = latencies(sys.argv[1]), latencies(sys.argv[2])
+if not one or not four:
+    print("FAIL no latency records from GStreamer's latency tracer")
+    sys.exit()
+engine = statistics.median(one)
+p50, p99 = statistics.median(four), four[min(len(four) - 1, int(0.99 * len(four)))]
+bound = 2 * engine + 5
+verdict = ("met" if p99 <= bound else "NOT met") if sys.argv[3] != "none" else "not judged on a CPU"
+print(f"{'FAIL' if verdict == 'NOT met' else 'PASS'} {len(four)} frames of 4 streams: p50 {p50:.1f} ms, p99 {p99:.1f} ms; "
+      f"bound 2 x {engine:.1f} (one stream alone) + 5 = {bound:.1f} ms: {verdict}")
+PY
+)
+    if [[ "$result" == PASS* ]]; then pass latency "${result#PASS }"; else fail latency "${result#FAIL }"; fi
+  fi
 fi
 
 {

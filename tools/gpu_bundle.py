@@ -63,8 +63,8 @@ NOOPS = {"GDALAllRegister"}
 PROGRAMS = ["yolo-trainer", "bench_inference", "test_gpu_models", "test_gpu_runtime",
             "test_gpu_train"]
 # GStreamer plugins of the element's step: ours, and the few elements its pipelines name.
-GST_PLUGINS = ["libgstcoreelements.so", "libgstvideotestsrc.so", "libgstvideoconvertscale.so",
-               "libgstapp.so"]
+GST_PLUGINS = ["libgstcoreelements.so", "libgstcoretracers.so", "libgstvideotestsrc.so",
+               "libgstvideoconvertscale.so", "libgstapp.so"]
 GST_PLUGIN_DIR = Path("/usr/lib/x86_64-linux-gnu/gstreamer-1.0")
 GST_TOOLS = [Path("/usr/bin/gst-launch-1.0"), Path("/usr/bin/gst-inspect-1.0"),
              Path("/usr/lib/x86_64-linux-gnu/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner")]

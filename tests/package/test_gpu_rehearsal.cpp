@@ -51,7 +51,7 @@ TEST(GpuRehearsal, TheBundleRunsEveryStepInARootLikeTheGpuMachine) {
   for (const char* step :
        {"libraries", "gpu-tests", "gpu-tests-rehearsal", "train yolov8n amp=True",
         "train yolov8n amp=False", "train yolo26n amp=True", "train yolo26n amp=False", "inference",
-        "predict", "ultralytics", "element"}) {
+        "predict", "ultralytics", "element", "latency"}) {
     EXPECT_NE(r.output.find(std::string("gpu-proof: PASS ") + step), std::string::npos)
         << "step " << step << " did not pass:\n"
         << tail(r.output);

@@ -91,6 +91,19 @@ TEST(UnreadKeys, EachModeNamesTheKeysItIgnoresAndWhoReadsThem) {
     EXPECT_NE(yolo::format_help(cfg.schema(), mode).find("\n  " + key + " "), std::string::npos)
         << mode << " help does not list " << key;
   }
+  // Every key's line keeps its default apart from its text, however long the default
+  // (synth's dir=datasets/synthetic once ran into "synth: output folder").
+  for (const char* mode : {"train", "val", "predict", "track", "export", "synth"}) {
+    const std::string help = yolo::format_help(cfg.schema(), mode);
+    for (const auto& k : cfg.schema().keys()) {
+      if (k.default_value.IsNull()) continue;
+      const size_t at = help.find("\n  " + k.name + " ");
+      if (at == std::string::npos) continue;
+      const std::string line = help.substr(at + 1, help.find('\n', at + 1) - at - 1);
+      EXPECT_EQ(line.find(" " + k.help), line.size() - k.help.size() - 1)
+          << mode << " help runs the default into the text: " << line;
+    }
+  }
   // The warning says who reads the key.
   const auto predict = yolo::unread_key_warnings(cfg, "predict");
   EXPECT_TRUE(std::any_of(predict.begin(), predict.end(), [](const std::string& w) {

@@ -66,9 +66,12 @@ void append_section(std::string& out, const ConfigSchema& schema, const std::str
   out += fmt::format("\n{}:\n", section);
   for (const auto& k : schema.keys()) {
     if (k.section != section) continue;
-    out += fmt::format("  {:<16}{:<14}{}\n", k.name,
-                       (k.default_value.IsNull() ? std::string() : render_value(k.default_value)),
-                       k.help);
+    const std::string value =
+        k.default_value.IsNull() ? std::string() : render_value(k.default_value);
+    // A default wider than its column keeps a space before the text (dir's
+    // datasets/synthetic ran into it).
+    out +=
+        fmt::format("  {:<16}{:<14}{}{}\n", k.name, value, value.size() >= 14 ? " " : "", k.help);
   }
 }
 
