@@ -58,6 +58,8 @@ class PredictRun {
     report.preprocess_ms += t.preprocess_ms;
     report.inference_ms += t.inference_ms;
     report.postprocess_ms += t.postprocess_ms;
+    report.prepare_ms += t.prepare_ms;
+    report.prepared_shapes += t.prepared_new_shape ? 1 : 0;
     largest_batch_ = std::max(largest_batch_, batch.size());
     last_shape_ = {static_cast<int64_t>(batch.size()), engine_.metadata().channels,
                    dets.front().transform.out_height, dets.front().transform.out_width};
@@ -257,6 +259,8 @@ PredictReport run_predict(const PredictOptions& o, const std::atomic<bool>* stop
         "shape ({}, {}, {}, {})\n",
         report.preprocess_ms, report.inference_ms, report.postprocess_ms, run.last_shape()[0],
         run.last_shape()[1], run.last_shape()[2], run.last_shape()[3]);
+    if (report.prepared_shapes > 0)
+      fmt::print("{}\n", shape_preparation_line(report.prepared_shapes, report.prepare_ms));
   }
   if (!report.save_dir.empty()) {
     fmt::print("Results saved to {}\n", report.save_dir.string());

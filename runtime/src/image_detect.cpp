@@ -1,5 +1,6 @@
 #include "yolo/runtime/image_detect.h"
 
+#include <fmt/format.h>
 #include <torch/cuda.h>
 
 #include <algorithm>
@@ -10,6 +11,13 @@
 #include "yolo/runtime/letterbox.h"
 
 namespace yolo {
+
+std::string shape_preparation_line(int shapes, double total_ms) {
+  return fmt::format(
+      "Prepared {} new input size{} in {:.1f} s (traced once per size, like Ultralytics' "
+      "warm-up: not in the speed above)",
+      shapes, shapes == 1 ? "" : "s", total_ms / 1000);
+}
 
 std::vector<ImageDetections> detect_images(Engine& engine, const std::vector<cv::Mat>& images,
                                            const NmsOptions& nms, StageTimes* times, bool rect) {
@@ -31,7 +39,18 @@ std::vector<ImageDetections> detect_images(Engine& engine, const std::vector<cv:
   const torch::Tensor input = images_to_tensor(boxed, gpu);
   if (times) times->preprocess_ms = ms_since(t0);
   // A size seen for the first time is traced and prepared here, outside the timed inference.
-  if (lb.auto_stride) engine.prepare_shape(input.size(2), input.size(3));
+  if (lb.auto_stride) {
+    const std::vector<int64_t> hw = {input.size(2), input.size(3)};
+    const std::vector<std::vector<int64_t>> known = engine.prepared_shapes();
+    if (std::find(known.begin(), known.end(), hw) == known.end()) {
+      t0 = Clock::now();
+      engine.prepare_shape(hw[0], hw[1]);
+      if (times) {
+        times->prepare_ms = ms_since(t0);
+        times->prepared_new_shape = true;
+      }
+    }
+  }
 
   t0 = Clock::now();
   const torch::Tensor raw = engine.forward_in_traced_batches(input);

@@ -169,3 +169,25 @@ TEST(EngineRect, DetectImagesLetterboxesToTheMinimalRectangle) {
   const auto square = yolo::detect_images(engine, {wide}, {}, nullptr, /*rect=*/false);
   EXPECT_EQ(square[0].transform.out_height, 128);
 }
+
+// Preparing a new size is one-time work, reported apart from the inference (#66): the first
+// image of a new rectangle says it prepared one size and how long that took; the next image of
+// that size prepares nothing; the traced square needs no preparation at all.
+TEST(EngineRect, PreparingANewSizeIsTimedApartFromTheInference) {
+  const Saved s = save_model("yolov8n.yaml", 128, true);
+  yolo::Engine engine(s.path.string(), fp32());
+  const cv::Mat wide(120, 200, CV_8UC3, cv::Scalar(40, 90, 200));
+  yolo::StageTimes first, again, square;
+  yolo::detect_images(engine, {wide}, {}, &first, /*rect=*/true);
+  EXPECT_TRUE(first.prepared_new_shape);
+  EXPECT_GT(first.prepare_ms, 0);
+  EXPECT_GT(first.inference_ms, 0);
+  yolo::detect_images(engine, {wide}, {}, &again, /*rect=*/true);
+  EXPECT_FALSE(again.prepared_new_shape);
+  EXPECT_EQ(again.prepare_ms, 0);
+  yolo::detect_images(engine, {wide}, {}, &square, /*rect=*/false);
+  EXPECT_FALSE(square.prepared_new_shape);
+  EXPECT_EQ(yolo::shape_preparation_line(1, 2400),
+            "Prepared 1 new input size in 2.4 s (traced once per size, like Ultralytics' warm-up: "
+            "not in the speed above)");
+}

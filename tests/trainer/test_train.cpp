@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -430,6 +431,13 @@ TEST(Val, ValidatesACheckpointThroughTheRuntimeAndWritesEveryFile) {
   train.set("epochs", YAML::Node(1));
   train.set("plots", YAML::Node(false));
   const fs::path best = yolo::Trainer(train).train().best;
+  // Four wide photos besides the square ones: their rect batch is a size the checkpoint has not
+  // run yet, whose preparation is reported apart from the inference (#66).
+  for (int i = 0; i < 4; ++i) {
+    cv::imwrite(
+        (data.parent_path() / "images" / "val" / ("wide" + std::to_string(i) + ".jpg")).string(),
+        cv::Mat(48, 160, CV_8UC3, cv::Scalar(30 * i, 90, 200)));
+  }
 
   yolo::Config val;
   val.apply_text_overrides({{"model", best.string()},
@@ -448,6 +456,8 @@ TEST(Val, ValidatesACheckpointThroughTheRuntimeAndWritesEveryFile) {
   EXPECT_NE(out.find("all"), std::string::npos) << out;
   EXPECT_NE(out.find("rectangle"), std::string::npos) << out;
   EXPECT_NE(out.find("Speed:"), std::string::npos) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("\nPrepared [1-9][0-9]* new input sizes? in ")))
+      << out;
   const fs::path dir = tmp.path / "runs" / "val";
   for (const char* f : {"confusion_matrix.png", "confusion_matrix_normalized.png",
                         "BoxPR_curve.png", "BoxF1_curve.png", "BoxP_curve.png", "BoxR_curve.png",

@@ -11,6 +11,7 @@
 #include "yolo/core/box_math.h"
 #include "yolo/core/progress_bar.h"
 #include "yolo/core/stopwatch.h"
+#include "yolo/runtime/image_detect.h"
 #include "yolo/trainer/plots/metric_plots.h"
 #include "yolo/trainer/plots/plots.h"
 
@@ -125,10 +126,12 @@ void finish_validation(ValidationResult& result, const metrics::DetectionStats& 
 }  // namespace
 
 std::string ValidationResult::speed_line() const {
-  return fmt::format(
+  std::string line = fmt::format(
       "Speed: {:.1f}ms preprocess, {:.1f}ms inference, {:.1f}ms loss, {:.1f}ms postprocess per "
       "image",
       preprocess_ms, inference_ms, 0.0, postprocess_ms);
+  if (prepared_shapes > 0) line += "\n" + shape_preparation_line(prepared_shapes, prepare_ms);
+  return line;
 }
 
 std::string metrics_table_rows(const metrics::DetectionMetrics& m,
@@ -183,7 +186,9 @@ ValidationResult Validator::run(DataLoader& loader, const ValidationForward& for
     torch::Tensor input = batch->images.to(device, /*non_blocking=*/true);
     ModelBatchOutput out = forward(input, batch->targets);
     if (device.is_cuda()) torch::cuda::synchronize();
-    result.inference_ms += ms_since(t0);
+    result.inference_ms += ms_since(t0) - out.prepare_ms;
+    result.prepare_ms += out.prepare_ms;
+    result.prepared_shapes += out.prepared_new_shape ? 1 : 0;
     if (out.loss_items) {
       auto li = out.loss_items->detach().to(torch::kCPU, torch::kDouble);
       loss_sum = loss_sum.defined() ? loss_sum + li : li;

@@ -74,7 +74,10 @@ struct PredictReport {
   int64_t label_files = 0;                    // labels/*.txt written
   std::vector<std::filesystem::path> videos;  // annotated videos written
   double preprocess_ms = 0, inference_ms = 0, postprocess_ms = 0;  // per frame, averages
-  bool stopped = false;                                            // ended early by `stop`
+  // One-time work, not in the times above: input sizes traced and prepared on first use.
+  int prepared_shapes = 0;
+  double prepare_ms = 0;
+  bool stopped = false;            // ended early by `stop`
   std::filesystem::path mot_file;  // `track` of an image sequence: its tracks, MOTChallenge text
   std::optional<tracking::SequenceMetrics> mot_metrics;  // against `gt`, when given
 };

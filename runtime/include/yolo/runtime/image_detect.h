@@ -6,6 +6,7 @@
 #include <torch/types.h>
 
 #include <opencv2/core/mat.hpp>
+#include <string>
 #include <vector>
 
 #include "yolo/runtime/engine.h"
@@ -20,10 +21,18 @@ struct ImageDetections {
   LetterboxTransform transform;
 };
 
-// Milliseconds per stage for a whole batch, as Ultralytics' predictor reports them.
+// Milliseconds per stage for a whole batch, as Ultralytics' predictor reports them. Preparing an
+// input size the engine runs for the first time (tracing it: seconds on a CPU) is one-time work,
+// as Ultralytics' warm-up is: it is in prepare_ms, never in inference_ms.
 struct StageTimes {
   double preprocess_ms = 0, inference_ms = 0, postprocess_ms = 0;
+  double prepare_ms = 0;
+  bool prepared_new_shape = false;
 };
+
+// The line predict and val print after their speed line when input sizes were prepared:
+// "Prepared 3 new input sizes in 2.4 s (once per size, ...)".
+std::string shape_preparation_line(int shapes, double total_ms);
 
 // Letterbox + forward + postprocess for 8-bit BGR images of any sizes, as one batch (run in
 // chunks of the model's exported batch: Engine::forward_in_traced_batches). With `rect`, images

@@ -39,8 +39,11 @@ struct ValidationResult {
   std::optional<metrics::ConfusionMatrix> confusion;
   std::optional<std::array<double, 3>> loss;  // box, cls, dfl per image (training)
   double preprocess_ms = 0, inference_ms = 0, postprocess_ms = 0;  // per image
-  std::vector<std::filesystem::path> files;                        // plots and JSON written
+  int prepared_shapes = 0;  // input sizes prepared on first use (one-time work) ...
+  double prepare_ms = 0;    // ... and their time, in total, not in inference_ms
+  std::vector<std::filesystem::path> files;  // plots and JSON written
   double fitness() const { return metrics.fitness(); }
+  // "Speed: ...", and with prepared sizes a second line saying what their preparation took.
   std::string speed_line() const;
 };
 
@@ -49,6 +52,10 @@ struct ValidationResult {
 struct ModelBatchOutput {
   torch::Tensor predictions;
   std::optional<torch::Tensor> loss_items;
+  // Time of this forward spent preparing an input size the model ran for the first time
+  // (one-time work: reported apart, not as inference).
+  double prepare_ms = 0;
+  bool prepared_new_shape = false;
 };
 using ValidationForward =
     std::function<ModelBatchOutput(const torch::Tensor& images, const torch::Tensor& targets)>;
