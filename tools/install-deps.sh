@@ -40,7 +40,7 @@ oracle_opencv_version="5.0.0.93"
 # import (tests/analytics).
 oracle_tracking_packages="lap==0.5.13 motmetrics==1.4.0 trackeval==1.3.0 shapely==2.1.2"
 # The speed peers of the benchmarks (never of tests or the product).
-bench_peer_packages="onnx==1.23.2 onnxslim==0.1.98 onnxruntime==1.32.0"
+bench_peer_packages="onnx==1.23.2 onnxslim==0.1.98 onnxruntime==1.32.0 openvino==2026.4.1"
 venv="${YOLO_VENV:-/opt/yolo-edge/venv}"
 with_debian_libtorch=0
 with_oracle=0
@@ -152,7 +152,7 @@ if [ "$with_oracle" -eq 1 ]; then
 fi
 
 if [ "$with_bench_peers" -eq 1 ]; then
-  have="$("$venv/bin/python" -c 'import importlib.metadata as m; print(*("%s==%s" % (p, m.version(p)) for p in ("onnx", "onnxslim", "onnxruntime")))' 2>/dev/null || true)"
+  have="$("$venv/bin/python" -c 'import importlib.metadata as m; print(*("%s==%s" % (p, m.version(p)) for p in ("onnx", "onnxslim", "onnxruntime", "openvino")))' 2>/dev/null || true)"
   if [ "$have" = "$bench_peer_packages" ]; then
     echo "install-deps: $have present (the benchmarks' speed peers)"
   else
