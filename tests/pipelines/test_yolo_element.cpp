@@ -279,6 +279,25 @@ TEST(YoloElement, ResolutionChangesKeepTheStreamAndDropOnlyAnUnfitFrame) {
   EXPECT_EQ(stat(h, "inferred"), pushed.size());
 }
 
+// The same for frames that are not inferred (inference-interval): a frame that does not fit its
+// caps never travels on, whether or not the model sees it.
+TEST(YoloElement, AnUnfitFrameIsDroppedEvenWhenItIsNotInferred) {
+  Harness h = make_harness("conf-threshold=0 max-detections=3 inference-interval=3");
+  gst_harness_set_src_caps_str(h.get(), caps_string("I420", 96, 96).c_str());
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("I420", 96, 96, 0)), GST_FLOW_OK);  // inferred
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("I420", 64, 64, 1)), GST_FLOW_OK);  // unfit
+  ASSERT_EQ(gst_harness_push(h.get(), make_frame("I420", 96, 96, 2)), GST_FLOW_OK);  // skipped
+  for (guint64 pts : {0u, 2u}) {
+    Buffer out(gst_harness_pull(h.get()));
+    ASSERT_TRUE(out);
+    EXPECT_EQ(GST_BUFFER_PTS(out.get()), pts * GST_SECOND / 30);
+    EXPECT_EQ(gst_buffer_get_size(out.get()), 96u * 96u * 3u / 2u);
+  }
+  EXPECT_EQ(stat(h, "unfit"), 1u);
+  EXPECT_EQ(stat(h, "frames"), 2u);
+  EXPECT_EQ(stat(h, "skipped-interval"), 1u);
+}
+
 TEST(YoloElement, EosRunsAPartialBatchAndComesAfterItsFrames) {
   // batch-size 4 and a 30 s batch-timeout: three frames can only leave because EOS flushes them.
   Harness h = make_harness("conf-threshold=0 max-detections=2 batch-size=4 batch-timeout=10000000");

@@ -272,11 +272,47 @@ bool YoloLogic::should_infer(GstBuffer* buffer, guint64 frame, const ElementSett
   return true;
 }
 
+namespace {
+
+// Whether a buffer holds a frame of `info`: its video meta's size, or without one, enough bytes.
+// A frame of the previous size after a resolution change fails this whether or not it is
+// inferred, so that none travels on under caps that do not describe it.
+bool buffer_fits(GstBuffer* buffer, const GstVideoInfo& info) {
+  if (const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer)) {
+    return meta->width == static_cast<guint>(GST_VIDEO_INFO_WIDTH(&info)) &&
+           meta->height == static_cast<guint>(GST_VIDEO_INFO_HEIGHT(&info));
+  }
+  return gst_buffer_get_size(buffer) >= GST_VIDEO_INFO_SIZE(&info);
+}
+
+}  // namespace
+
+GstFlowReturn YoloLogic::drop_unfit(GstBuffer* buffer) {
+  // One frame that does not fit must not end the stream (a camera lives for months): it is
+  // dropped, counted, and named once per caps.
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.unfit;
+    first = !std::exchange(warned_unfit_, true);
+  }
+  if (first) {
+    GST_ELEMENT_WARNING(
+        element_, STREAM, FAILED, ("A video frame that does not fit its caps was dropped"),
+        ("buffer of %" G_GSIZE_FORMAT " bytes does not fit %s %dx%d (a frame of another size "
+         "after a resolution change, usually from a leaky queue upstream; stats counts them as "
+         "'unfit')",
+         gst_buffer_get_size(buffer), to_string(format_), info_.width, info_.height));
+  }
+  return GST_FLOW_OK;
+}
+
 GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   BufferPtr buffer(raw);
   const std::shared_ptr<const ElementSettings> settings = current_settings();
   const ElementSettings& s = *settings;
   if (!have_caps_ || !model_) return GST_FLOW_NOT_NEGOTIATED;
+  if (!buffer_fits(buffer.get(), info_)) return drop_unfit(buffer.get());
   Pending p;
   const Clock::time_point entered = Clock::now();
   {
@@ -297,25 +333,7 @@ GstFlowReturn YoloLogic::submit(GstBuffer* raw) {
   p.infer = should_infer(buffer.get(), p.frame, s);
   if (p.infer) {
     MappedFrame mapped(&info_, buffer.get(), GST_MAP_READ);
-    if (!mapped.mapped) {
-      // One frame that does not fit must not end the stream (a camera lives for months): it is
-      // dropped, counted, and named once per caps.
-      bool first = false;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++stats_.unfit;
-        first = !std::exchange(warned_unfit_, true);
-      }
-      if (first) {
-        GST_ELEMENT_WARNING(
-            element_, STREAM, FAILED, ("A video frame that does not fit its caps was dropped"),
-            ("buffer of %" G_GSIZE_FORMAT " bytes does not fit %s %dx%d (a frame of another "
-             "size after a resolution change, usually from a leaky queue upstream; stats "
-             "counts them as 'unfit')",
-             gst_buffer_get_size(buffer.get()), to_string(format_), info_.width, info_.height));
-      }
-      return GST_FLOW_OK;
-    }
+    if (!mapped.mapped) return drop_unfit(buffer.get());  // a meta whose planes do not fit
     // The current model decides the input size; after a hot swap it may differ.
     p.engine = model_->engine();
     preprocess_.letterbox = p.engine->letterbox_options(s.rect);

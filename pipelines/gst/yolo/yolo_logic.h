@@ -140,6 +140,8 @@ class YoloLogic {
   // /health and as a "yolo-status" element message on the bus.
   void announce(Readiness state, const std::string& detail);
   bool should_infer(GstBuffer* buffer, guint64 frame, const ElementSettings& s);
+  // Drops a frame that does not fit the negotiated caps: counted as unfit, warned once per caps.
+  GstFlowReturn drop_unfit(GstBuffer* buffer);
   void output_loop();
   // The frame's detections into detections_; false when it must not be pushed (flushing,
   // stopping, error). waited_us: how long the model's row took to come.
