@@ -274,13 +274,16 @@ bool YoloLogic::should_infer(GstBuffer* buffer, guint64 frame, const ElementSett
 
 namespace {
 
-// Whether a buffer holds a frame of `info`: its video meta's size, or without one, enough bytes.
-// A frame of the previous size after a resolution change fails this whether or not it is
-// inferred, so that none travels on under caps that do not describe it.
+// Whether a buffer holds a frame of `info`, by GStreamer's own rule for mapping one
+// (gst_video_frame_map): a video meta of the same format and at least the caps' size (decoders
+// pad, e.g. 1088 rows for 1080), or without one, enough bytes. A smaller frame of the previous
+// size after a resolution change fails this whether or not it is inferred, so that none
+// travels on under caps that do not describe it.
 bool buffer_fits(GstBuffer* buffer, const GstVideoInfo& info) {
   if (const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer)) {
-    return meta->width == static_cast<guint>(GST_VIDEO_INFO_WIDTH(&info)) &&
-           meta->height == static_cast<guint>(GST_VIDEO_INFO_HEIGHT(&info));
+    return meta->format == GST_VIDEO_INFO_FORMAT(&info) &&
+           meta->width >= static_cast<guint>(GST_VIDEO_INFO_WIDTH(&info)) &&
+           meta->height >= static_cast<guint>(GST_VIDEO_INFO_HEIGHT(&info));
   }
   return gst_buffer_get_size(buffer) >= GST_VIDEO_INFO_SIZE(&info);
 }
