@@ -25,6 +25,7 @@ carried for that reason: OpenCV calls them while it starts).
 """
 
 import argparse
+import functools
 import os
 import re
 import shutil
@@ -100,6 +101,7 @@ def is_torch(path):
     return "/site-packages/" in path
 
 
+@functools.lru_cache(maxsize=None)
 def dynamic_symbols(path, defined):
     """Dynamic symbols of an ELF file: (name, version, kind, size) defined or imported."""
     args = ["nm", "-D", "--with-symbol-versions", "-S"]
@@ -154,6 +156,101 @@ def make_stub(real, importers, out_dir, workdir):
     return target, len(provided)
 
 
+def stage_programs(build, stage):
+    """The proof's programs, our plugin, the GStreamer plugins and tools it names, into the stage;
+    returns their staged paths (the roots of the library closure)."""
+    programs = [build / "bin" / p for p in PROGRAMS]
+    for src in programs:
+        if not src.exists():
+            sys.exit(f"gpu_bundle: {src} is missing: build it first (cmake --build {build})")
+    plugins = [build / "gst-plugins" / "libgstyolo.so"] + [GST_PLUGIN_DIR / p for p in GST_PLUGINS]
+    places = [(src, stage / "bin") for src in programs + GST_TOOLS]
+    places += [(src, stage / "lib/gstreamer-1.0") for src in plugins]
+    return [Path(shutil.copy2(src, folder / src.name)) for src, folder in places]
+
+
+def collect_libraries(roots, lib_dir):
+    """Every library ldd finds for the roots, minus the system's and torch's, copied into lib_dir;
+    a library to stub is recorded with its importers and its own dependencies are not followed.
+    Returns (copied: name -> path, stubbed: name -> path, importers: name -> staged objects)."""
+    copied, stubbed, importers = {}, {}, {}
+    todo = list(roots)
+    while todo:
+        obj = todo.pop()
+        where = resolved(obj)
+        for name in needed(obj):
+            if SYSTEM.match(name):
+                continue
+            path = where.get(name)
+            if path is None:
+                sys.exit(f"gpu_bundle: {obj} needs {name}, which this machine lacks")
+            if is_torch(path):
+                continue
+            if stub_reason(name):
+                stubbed[name] = path
+                importers.setdefault(name, set()).add(obj)
+                continue
+            if name not in copied:
+                copied[name] = path
+                shutil.copy2(path, lib_dir / name)
+                os.chmod(lib_dir / name, 0o755)
+                todo.append(lib_dir / name)
+    return copied, stubbed, importers
+
+
+def write_stubs(stubbed, importers, lib_dir):
+    """A trap stub for each library to stub; one MANIFEST line each."""
+    lines = []
+    with tempfile.TemporaryDirectory() as work:
+        for name, real in sorted(stubbed.items()):
+            target, count = make_stub(real, importers[name], lib_dir, Path(work))
+            if target.name != name:
+                os.symlink(target.name, lib_dir / name)
+            lines.append(f"  {name}: {count} symbols, {stub_reason(name)}")
+    return lines
+
+
+def stage_python_and_data(wheels, assets, stage):
+    """The wheels given, the polars stand-in (tools/parity/gpu_polars_shim.py says why), the
+    real photos and weights."""
+    if wheels and wheels.is_dir():
+        for w in sorted(wheels.glob("*.whl")):
+            shutil.copy2(w, stage / "python" / w.name)
+    shim = Path(__file__).resolve().parent / "parity" / "gpu_polars_shim.py"
+    (stage / "python" / "shim" / "polars").mkdir(parents=True)
+    shutil.copy2(shim, stage / "python" / "shim" / "polars" / "__init__.py")
+    for f in ASSETS:
+        if (assets / f).exists():
+            shutil.copy2(assets / f, stage / "data" / f)
+
+
+def write_payload(stage, out):
+    """payload.tar.xz, written under a temporary name and renamed (never half a file)."""
+    out.mkdir(parents=True, exist_ok=True)
+    payload = out / "payload.tar.xz"
+    tmp = payload.with_suffix(".tmp")
+    with tarfile.open(tmp, "w:xz", preset=9) as tar:
+        tar.add(stage, arcname="yolo-gpu")
+    os.replace(tmp, payload)
+    return payload
+
+
+def manifest_lines(stage, payload, copied, stubbed, stub_lines):
+    """MANIFEST.txt: the summary, then every file with its size."""
+    files = sorted(p for p in stage.rglob("*") if p.is_file() or p.is_symlink())
+    raw = sum(p.stat().st_size for p in files if p.is_file() and not p.is_symlink())
+    lines = [f"payload.tar.xz: {payload.stat().st_size / 2**20:.1f} MiB "
+             f"({raw / 2**20:.1f} MiB unpacked, {len(files)} files)",
+             f"programs: {', '.join(PROGRAMS)}, gst-launch-1.0, gst-inspect-1.0",
+             f"GStreamer plugins: libgstyolo.so, {', '.join(GST_PLUGINS)}",
+             f"libraries: {len(copied)} carried, {len(stubbed)} stubbed:"] + stub_lines
+    lines.append("files:")
+    for p in files:
+        size = 0 if p.is_symlink() else p.stat().st_size
+        lines.append(f"  {size / 2**20:8.2f} MiB  {p.relative_to(stage)}")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build", type=Path)
@@ -166,84 +263,12 @@ def main():
     try:
         for d in ("bin", "lib/gstreamer-1.0", "python", "data"):
             (stage / d).mkdir(parents=True, exist_ok=True)
-        roots = []
-        for p in PROGRAMS:
-            src = a.build / "bin" / p
-            if not src.exists():
-                sys.exit(f"gpu_bundle: {src} is missing: build it first (cmake --build {a.build})")
-            shutil.copy2(src, stage / "bin" / p)
-            roots.append(stage / "bin" / p)
-        shutil.copy2(a.build / "gst-plugins" / "libgstyolo.so", stage / "lib/gstreamer-1.0")
-        roots.append(stage / "lib/gstreamer-1.0/libgstyolo.so")
-        for p in GST_PLUGINS:
-            shutil.copy2(GST_PLUGIN_DIR / p, stage / "lib/gstreamer-1.0")
-            roots.append(stage / "lib/gstreamer-1.0" / p)
-        for t in GST_TOOLS:
-            shutil.copy2(t, stage / "bin" / t.name)
-            roots.append(stage / "bin" / t.name)
-
-        # The closure: every library ldd finds, minus the system's and torch's; a stubbed
-        # library's own dependencies are not followed.
-        copied, stubbed, importers = {}, {}, {}
-        todo = list(roots)
-        while todo:
-            obj = todo.pop()
-            where = resolved(obj)
-            for name in needed(obj):
-                if SYSTEM.match(name):
-                    continue
-                path = where.get(name)
-                if path is None:
-                    sys.exit(f"gpu_bundle: {obj} needs {name}, which this machine lacks")
-                if is_torch(path):
-                    continue
-                if stub_reason(name):
-                    stubbed[name] = path
-                    importers.setdefault(name, set()).add(obj)
-                    continue
-                if name not in copied:
-                    copied[name] = path
-                    shutil.copy2(path, stage / "lib" / name)
-                    os.chmod(stage / "lib" / name, 0o755)
-                    todo.append(stage / "lib" / name)
-        stub_lines = []
-        with tempfile.TemporaryDirectory() as work:
-            for name, real in sorted(stubbed.items()):
-                target, count = make_stub(real, importers[name], stage / "lib", Path(work))
-                if target.name != name:
-                    os.symlink(target.name, stage / "lib" / name)
-                stub_lines.append(f"  {name}: {count} symbols, {stub_reason(name)}")
-
-        # Python: the wheels given, and the shim for what Ultralytics imports but the proof
-        # never needs (tools/parity/gpu_polars_shim.py says why).
-        if a.wheels and a.wheels.is_dir():
-            for w in sorted(a.wheels.glob("*.whl")):
-                shutil.copy2(w, stage / "python" / w.name)
-        shim = Path(__file__).resolve().parent / "parity" / "gpu_polars_shim.py"
-        (stage / "python" / "shim" / "polars").mkdir(parents=True)
-        shutil.copy2(shim, stage / "python" / "shim" / "polars" / "__init__.py")
-        for f in ASSETS:
-            if (a.assets / f).exists():
-                shutil.copy2(a.assets / f, stage / "data" / f)
-
-        a.out.mkdir(parents=True, exist_ok=True)
-        payload = a.out / "payload.tar.xz"
-        tmp = payload.with_suffix(".tmp")
-        with tarfile.open(tmp, "w:xz", preset=9) as tar:
-            tar.add(stage, arcname="yolo-gpu")
-        os.replace(tmp, payload)
-
-        files = sorted(p for p in stage.rglob("*") if p.is_file() or p.is_symlink())
-        raw = sum(p.stat().st_size for p in files if p.is_file() and not p.is_symlink())
-        lines = [f"payload.tar.xz: {payload.stat().st_size / 2**20:.1f} MiB "
-                 f"({raw / 2**20:.1f} MiB unpacked, {len(files)} files)",
-                 f"programs: {', '.join(PROGRAMS)}, gst-launch-1.0, gst-inspect-1.0",
-                 f"GStreamer plugins: libgstyolo.so, {', '.join(GST_PLUGINS)}",
-                 f"libraries: {len(copied)} carried, {len(stubbed)} stubbed:"] + stub_lines
-        lines.append("files:")
-        for p in files:
-            size = 0 if p.is_symlink() else p.stat().st_size
-            lines.append(f"  {size / 2**20:8.2f} MiB  {p.relative_to(stage)}")
+        roots = stage_programs(a.build, stage)
+        copied, stubbed, importers = collect_libraries(roots, stage / "lib")
+        stub_lines = write_stubs(stubbed, importers, stage / "lib")
+        stage_python_and_data(a.wheels, a.assets, stage)
+        payload = write_payload(stage, a.out)
+        lines = manifest_lines(stage, payload, copied, stubbed, stub_lines)
         (a.out / "MANIFEST.txt").write_text("\n".join(lines) + "\n")
         print("\n".join(lines[:5 + len(stub_lines)]))
     finally:

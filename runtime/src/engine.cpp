@@ -196,10 +196,12 @@ Engine::ShapeModule& Engine::module_for(int64_t height, int64_t width) {
   return it->second;
 }
 
-void Engine::prepare_shape(int64_t height, int64_t width) {
+bool Engine::prepare_shape(int64_t height, int64_t width) {
   check_input(torch::empty({0, metadata_.channels, height, width}, torch::kMeta));
   std::lock_guard<std::mutex> lock(mutex_);
+  const bool fresh = shapes_.count({height, width}) == 0;
   module_for(height, width);
+  return fresh;
 }
 
 std::vector<std::vector<int64_t>> Engine::prepared_shapes() const {

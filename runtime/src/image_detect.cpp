@@ -40,15 +40,10 @@ std::vector<ImageDetections> detect_images(Engine& engine, const std::vector<cv:
   if (times) times->preprocess_ms = ms_since(t0);
   // A size seen for the first time is traced and prepared here, outside the timed inference.
   if (lb.auto_stride) {
-    const std::vector<int64_t> hw = {input.size(2), input.size(3)};
-    const std::vector<std::vector<int64_t>> known = engine.prepared_shapes();
-    if (std::find(known.begin(), known.end(), hw) == known.end()) {
-      t0 = Clock::now();
-      engine.prepare_shape(hw[0], hw[1]);
-      if (times) {
-        times->prepare_ms = ms_since(t0);
-        times->prepared_new_shape = true;
-      }
+    t0 = Clock::now();
+    if (engine.prepare_shape(input.size(2), input.size(3)) && times) {
+      times->prepare_ms = ms_since(t0);
+      times->prepared_new_shape = true;
     }
   }
 

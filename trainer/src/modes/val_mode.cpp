@@ -4,12 +4,12 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
-#include <algorithm>
 #include <chrono>
 #include <set>
 
 #include "yolo/core/device.h"
 #include "yolo/core/run_dir.h"
+#include "yolo/core/stopwatch.h"
 #include "yolo/runtime/engine.h"
 #include "yolo/runtime/inference_settings.h"
 #include "yolo/runtime/traced_head.h"
@@ -140,22 +140,13 @@ int run_val_mode(const Config& cfg, const SelectedDevice& device) {
                                          cfg.get_bool("exist_ok"));
   const ValidatorOptions vo = validator_options(cfg, meta, data, save_dir);
   Validator validator(vo);
-  std::set<std::pair<int64_t, int64_t>> prepared;  // sizes this run has prepared or found ready
   auto forward = [&](const torch::Tensor& images, const torch::Tensor&) {
     ModelBatchOutput out;
     // A rect batch of a size the engine has not run yet is traced first, timed apart.
-    const std::pair<int64_t, int64_t> hw{images.size(2), images.size(3)};
-    if (engine->rect() && prepared.insert(hw).second) {
-      const std::vector<std::vector<int64_t>> known = engine->prepared_shapes();
-      if (std::find(known.begin(), known.end(), std::vector<int64_t>{hw.first, hw.second}) ==
-          known.end()) {
-        const auto t0 = std::chrono::steady_clock::now();
-        engine->prepare_shape(hw.first, hw.second);
-        out.prepare_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count();
-        out.prepared_new_shape = true;
-      }
+    const auto t0 = std::chrono::steady_clock::now();
+    if (engine->rect() && engine->prepare_shape(images.size(2), images.size(3))) {
+      out.prepare_ms = ms_since(t0);
+      out.prepared_new_shape = true;
     }
     out.predictions = engine->forward_in_traced_batches(images).to(torch::kFloat);
     return out;

@@ -108,9 +108,10 @@ class Engine {
   LetterboxOptions letterbox_options(bool rect = false) const;
 
   // Traces and prepares the forward pass at height x width now rather than on the first input of
-  // that size (a stream whose frame size is known). Throws as forward() does for a size it cannot
-  // run.
-  void prepare_shape(int64_t height, int64_t width);
+  // that size (a stream whose frame size is known). True when it was prepared now, false when it
+  // already was (callers time the first apart from inference). Throws as forward() does for a
+  // size it cannot run.
+  bool prepare_shape(int64_t height, int64_t width);
   // The input sizes ([h, w]) prepared now, the traced size first.
   std::vector<std::vector<int64_t>> prepared_shapes() const;
 
