@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -235,6 +236,76 @@ void expect_gradients_equal(yolo::DetectionModelImpl& model,
   EXPECT_GT(compared, 100);
 }
 
+// Each FP16 loss term and the whole FP16 gradient, ours and Ultralytics', against our FP32 on the
+// same weights, over the batch (`images`, whose FP16 loss terms are `mine` and whose FP16
+// gradients are in `model`) and its noisy `variants` (Ultralytics' runs in `ref`).
+void compare_fp16_variants(
+    yolo::DetectionModelImpl& model,
+    const std::function<yolo::LossOutput(const yolo::nn::DetectTrainOutput&)>& loss_of,
+    const torch::Tensor& images, const std::vector<torch::Tensor>& variants,
+    const std::vector<double>& mine, const c10::impl::GenericDict& ref, const std::string& yaml) {
+  const auto grads_of = [&] {
+    std::map<std::string, torch::Tensor> g;
+    for (const auto& p : model.named_parameters()) {
+      if (p.value().grad().defined()) g[p.key()] = p.value().grad().clone();
+      p.value().mutable_grad() = torch::Tensor();
+    }
+    return g;
+  };
+  const auto theirs_grads = [](const c10::impl::GenericDict& run) {
+    std::map<std::string, torch::Tensor> g;
+    for (const auto& item : run.at("grads").toGenericDict())
+      g[item.key().toStringRef()] = item.value().toTensor();
+    return g;
+  };
+  const std::vector<std::string> term_names = {"total", "box", "cls", "dfl"};
+  std::vector<PairedErrors> terms(mine.size());
+  std::vector<double> term_scale(mine.size(), 0);
+  PairedErrors gradient;
+  const c10::List<c10::IValue> their_variants = ref.at("variants").toList();
+  ASSERT_EQ(their_variants.size(), variants.size());
+  for (int k = 0; k < kFp16Variants; ++k) {
+    const torch::Tensor batch = k == 0 ? images : variants[k - 1];
+    const c10::impl::GenericDict run = k == 0 ? ref : their_variants.get(k - 1).toGenericDict();
+    std::vector<double> ours16 = mine;
+    if (k > 0) {
+      yolo::nn::DetectTrainOutput out;
+      {
+        yolo::AutocastScope autocast(c10::DeviceType::CPU, c10::ScalarType::Half, true);
+        out = model.forward_train(batch);
+      }
+      const yolo::LossOutput l = loss_of(yolo::outputs_in_fp32(out));
+      l.total.backward();
+      ours16 = loss_terms(l.total, l.items);
+    }
+    const std::map<std::string, torch::Tensor> g16 = grads_of();
+    const yolo::LossOutput l32 = loss_of(model.forward_train(batch));
+    l32.total.backward();
+    const std::vector<double> fp32 = loss_terms(l32.total, l32.items);
+    const std::map<std::string, torch::Tensor> g32 = grads_of();
+    const std::vector<double> theirs16 =
+        loss_terms(run.at("total").toTensor(), run.at("items").toTensor());
+    const std::map<std::string, torch::Tensor> r16 = theirs_grads(run);
+    for (const auto& [name, g] : g16) {
+      ASSERT_TRUE(torch::isfinite(g).all().item<bool>()) << yaml << ": " << name;
+      ASSERT_TRUE(r16.count(name)) << name;
+    }
+    ASSERT_EQ(ours16.size(), fp32.size());
+    for (std::size_t i = 0; i < fp32.size(); ++i) {
+      terms[i].ours.push_back(std::abs(ours16[i] - fp32[i]));
+      terms[i].theirs.push_back(std::abs(theirs16[i] - fp32[i]));
+      term_scale[i] = std::max(term_scale[i], std::abs(fp32[i]));
+    }
+    gradient.ours.push_back(gradient_distance(g16, g32));
+    gradient.theirs.push_back(gradient_distance(r16, g32));
+  }
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    expect_no_further_from_fp32(terms[i], term_scale[i],
+                                yaml + " loss " + (i < term_names.size() ? term_names[i] : "?"));
+  }
+  expect_no_further_from_fp32(gradient, 1.0, yaml + " gradient (relative to its norm)");
+}
+
 TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
   YOLO_REQUIRE_ORACLE();
   const auto [yaml, fit_steps, real_batch, fp16] = GetParam();
@@ -315,66 +386,7 @@ TEST_P(GradientParity, LossAndEveryGradientMatchUltralytics) {
   }
   // FP16 rounds each tool's loss and gradients its own way: both are held to ours in FP32 on the
   // same weights and batch (equal to Ultralytics' FP32 ones, the cases above), on every variant.
-  const auto grads_of = [&] {
-    std::map<std::string, torch::Tensor> g;
-    for (const auto& p : model->named_parameters()) {
-      if (p.value().grad().defined()) g[p.key()] = p.value().grad().clone();
-      p.value().mutable_grad() = torch::Tensor();
-    }
-    return g;
-  };
-  const auto theirs_grads = [](const c10::impl::GenericDict& run) {
-    std::map<std::string, torch::Tensor> g;
-    for (const auto& item : run.at("grads").toGenericDict())
-      g[item.key().toStringRef()] = item.value().toTensor();
-    return g;
-  };
-  const std::vector<std::string> term_names = {"total", "box", "cls", "dfl"};
-  std::vector<PairedErrors> terms(mine.size());
-  std::vector<double> term_scale(mine.size(), 0);
-  PairedErrors gradient;
-  const c10::List<c10::IValue> their_variants = ref.at("variants").toList();
-  ASSERT_EQ(their_variants.size(), variants.size());
-  for (int k = 0; k < kFp16Variants; ++k) {
-    const torch::Tensor batch = k == 0 ? images : variants[k - 1];
-    const c10::impl::GenericDict run = k == 0 ? ref : their_variants.get(k - 1).toGenericDict();
-    std::vector<double> ours16 = mine;
-    if (k > 0) {
-      yolo::nn::DetectTrainOutput out;
-      {
-        yolo::AutocastScope autocast(c10::DeviceType::CPU, c10::ScalarType::Half, true);
-        out = model->forward_train(batch);
-      }
-      const yolo::LossOutput l = loss_of(yolo::outputs_in_fp32(out));
-      l.total.backward();
-      ours16 = loss_terms(l.total, l.items);
-    }
-    const std::map<std::string, torch::Tensor> g16 = grads_of();
-    const yolo::LossOutput l32 = loss_of(model->forward_train(batch));
-    l32.total.backward();
-    const std::vector<double> fp32 = loss_terms(l32.total, l32.items);
-    const std::map<std::string, torch::Tensor> g32 = grads_of();
-    const std::vector<double> theirs16 =
-        loss_terms(run.at("total").toTensor(), run.at("items").toTensor());
-    const std::map<std::string, torch::Tensor> r16 = theirs_grads(run);
-    for (const auto& [name, g] : g16) {
-      ASSERT_TRUE(torch::isfinite(g).all().item<bool>()) << yaml << ": " << name;
-      ASSERT_TRUE(r16.count(name)) << name;
-    }
-    ASSERT_EQ(ours16.size(), fp32.size());
-    for (std::size_t i = 0; i < fp32.size(); ++i) {
-      terms[i].ours.push_back(std::abs(ours16[i] - fp32[i]));
-      terms[i].theirs.push_back(std::abs(theirs16[i] - fp32[i]));
-      term_scale[i] = std::max(term_scale[i], std::abs(fp32[i]));
-    }
-    gradient.ours.push_back(gradient_distance(g16, g32));
-    gradient.theirs.push_back(gradient_distance(r16, g32));
-  }
-  for (std::size_t i = 0; i < terms.size(); ++i) {
-    expect_no_further_from_fp32(terms[i], term_scale[i],
-                                yaml + " loss " + (i < term_names.size() ? term_names[i] : "?"));
-  }
-  expect_no_further_from_fp32(gradient, 1.0, yaml + " gradient (relative to its norm)");
+  compare_fp16_variants(*model, loss_of, images, variants, mine, ref, yaml);
 }
 
 INSTANTIATE_TEST_SUITE_P(
