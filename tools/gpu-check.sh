@@ -40,7 +40,6 @@ if [ "$mode" = "prepare" ]; then
   (cd "$deps/debs" && apt-get download "${pkgs[@]}" >/dev/null)
   for f in "$deps"/debs/*.deb; do dpkg -x "$f" "$deps"; done
   rm -rf "$deps/debs" "$deps/usr/share/doc" "$deps/usr/share/lintian"
-  grep -qx '/.gpu-deps/' .git/info/exclude 2>/dev/null || echo '/.gpu-deps/' >>.git/info/exclude
   echo "gpu-check: $(du -sh "$deps" | cut -f1) in .gpu-deps (${pkgs[*]})"
   exit 0
 fi
@@ -62,7 +61,6 @@ make_bundle() {  # $1: the bundle folder
   fi
   python3 tools/gpu_bundle.py "$build" "$out" --wheels "$out/wheels" \
     --assets "${YOLO_TEST_ASSETS:-/opt/yolo-edge/test-assets}"
-  grep -qx '/.gpu-bundle/' .git/info/exclude 2>/dev/null || echo '/.gpu-bundle/' >>.git/info/exclude
 }
 
 if [ "$mode" = "--bundle" ]; then
