@@ -144,8 +144,8 @@ namespace {
 // is traced again.
 std::string trace_signature(const DetectionModelImpl& m) {
   const auto& d = m.detect();
-  return fmt::format("{}|{}|{}|{}|{}|{}", m.config().yaml_text, m.config().nc, m.config().scale,
-                     d.use_one2one, d.agnostic, m.input_channels());
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}", m.config().yaml_text, m.config().nc, m.config().scale,
+                     d.use_one2one, d.agnostic, m.input_channels(), d.cls_hidden);
 }
 
 }  // namespace
@@ -274,13 +274,14 @@ std::string TorchScriptExporter::serialize(const DetectionModelImpl& source,
   torch::jit::ExtraFilesMap files;
   files[kMetadataFile] = meta.to_json().dump();
   const ModelConfig& cfg = source.config();
-  files[kModelFile] = json{
-      {"name", cfg.name},
-      {"scale", cfg.scale},
-      {"nc", cfg.nc},
-      {"yaml", cfg.yaml_text},
-      {"source",
-       cfg.source}}.dump();
+  json model_json{{"name", cfg.name},
+                  {"scale", cfg.scale},
+                  {"nc", cfg.nc},
+                  {"yaml", cfg.yaml_text},
+                  {"source", cfg.source}};
+  // Only when it is not the YAML's own rule, so files of models without it stay as they were.
+  if (cfg.cls_hidden > 0) model_json["cls_hidden"] = cfg.cls_hidden;
+  files[kModelFile] = model_json.dump();
   // The unfused weights travel with training checkpoints (exact restore for fine-tuning).
   if (options_.include_weights) files[kWeightsFile] = pickle_state(source);
   for (const auto& [k, v] : extra_files) files[k] = v;
@@ -630,6 +631,10 @@ ModelConfig model_config_from_json(const std::string& json_text, const std::stri
                                          m.value("scale", ""), nc);
     if (!nc) cfg.nc = stored_nc;
     cfg.name = m.value("name", cfg.name);
+    cfg.cls_hidden = m.value("cls_hidden", 0);
+    if (cfg.cls_hidden < 0 || cfg.cls_hidden > 65536)
+      throw CheckpointError(
+          fmt::format("'{}': {} says cls_hidden={}", source, kModelFile, cfg.cls_hidden));
     return cfg;
   } catch (const json::exception& e) {
     throw CheckpointError(fmt::format("'{}': {} is corrupt ({})", source, kModelFile, e.what()));

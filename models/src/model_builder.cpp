@@ -250,7 +250,10 @@ int64_t build_detect(Row& row) {  // Detect [nc]: one input per level; one copy 
   const bool end2end = row.config.end2end, legacy = row.legacy;
   row.summary = {nc, reg_max, end2end};
   row.summary.insert(row.summary.end(), chs.begin(), chs.end());
-  row.make = [=] { return std::make_shared<nn::DetectImpl>(nc, reg_max, end2end, chs, legacy); };
+  const int64_t cls_hidden = row.config.cls_hidden;
+  row.make = [=] {
+    return std::make_shared<nn::DetectImpl>(nc, reg_max, end2end, chs, legacy, cls_hidden);
+  };
   row.n = 1;
   return row.in[0];
 }

@@ -16,6 +16,7 @@
 #include "yolo/models/nn/conv.h"
 #include "yolo/models/pickle_data.h"
 #include "yolo/models/shape_tracer.h"
+#include "yolo/models/weight_transfer.h"
 
 namespace yolo {
 namespace fs = std::filesystem;
@@ -450,6 +451,8 @@ std::shared_ptr<DetectionModelImpl> build_ultralytics_model(const UltralyticsChe
   ModelConfig cfg = ckpt.config;
   const int file_nc = cfg.nc;
   if (nc) cfg.nc = *nc;
+  // A model Ultralytics fine-tuned on another class count keeps its pretrained class width.
+  if (cfg.nc == file_nc) cfg.cls_hidden = class_branch_width_override(ckpt.state);
   std::shared_ptr<DetectionModelImpl> model;
   try {
     model = std::make_shared<DetectionModelImpl>(cfg);

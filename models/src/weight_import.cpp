@@ -12,6 +12,7 @@
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/nn/block.h"
 #include "yolo/models/nn/conv.h"
+#include "yolo/models/weight_transfer.h"
 
 namespace yolo {
 std::string guess_architecture_yaml(const std::string& path, const std::string& description) {
@@ -64,6 +65,14 @@ void match_sppf_activation(const torch::jit::Module& file, DetectionModelImpl& m
 
 using Tensors = std::map<std::string, torch::Tensor>;
 
+// Every parameter and buffer of the file, by name.
+Tensors file_tensors(const torch::jit::Module& module) {
+  Tensors source;
+  for (const auto& p : module.named_parameters(/*recurse=*/true)) source[p.name] = p.value;
+  for (const auto& b : module.named_buffers(/*recurse=*/true)) source[b.name] = b.value;
+  return source;
+}
+
 // The eager model for a file: from the architecture embedded in our own exports, else from the
 // YAML its name or description names (an Ultralytics export), with the file's SPPF activation.
 // The file's class names are kept unless nc asks for another class count.
@@ -77,20 +86,15 @@ std::shared_ptr<DetectionModelImpl> build_model_for(const LoadedModel& file,
     ModelConfig cfg = model_config_from_json(it->second, path, nc);
     model = std::make_shared<DetectionModelImpl>(cfg);
   } else {
-    model =
-        build_model(guess_architecture_yaml(path, file.metadata.description), nc ? *nc : file_nc);
+    ModelConfig cfg = load_model_config(guess_architecture_yaml(path, file.metadata.description),
+                                        nc ? *nc : file_nc);
+    // A model Ultralytics fine-tuned on another class count keeps its pretrained class width.
+    if (cfg.nc == file_nc) cfg.cls_hidden = class_branch_width_override(file_tensors(file.module));
+    model = std::make_shared<DetectionModelImpl>(cfg);
   }
   if (!nc || *nc == file_nc) model->names = file.metadata.names;
   if (it == file.extra_files.end()) match_sppf_activation(file.module, *model);
   return model;
-}
-
-// Every parameter and buffer of the file, by name.
-Tensors file_tensors(const torch::jit::Module& module) {
-  Tensors source;
-  for (const auto& p : module.named_parameters(/*recurse=*/true)) source[p.name] = p.value;
-  for (const auto& b : module.named_buffers(/*recurse=*/true)) source[b.name] = b.value;
-  return source;
 }
 
 // Copies src into dst when their shapes agree (counted as matched), else leaves dst as it is

@@ -40,3 +40,9 @@ yolo_add_test(NAME test_track_real_frames_parity LABEL parity
 target_compile_definitions(test_track_real_frames_parity PRIVATE
   YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>" YOLO_TEST_ASSETS="${YOLO_TEST_ASSETS}")
 add_dependencies(test_track_real_frames_parity yolo-trainer)
+# Weight transfer for fine-tuning, tensor by tensor against Ultralytics' DetectionModel.load (#64).
+yolo_add_test(NAME test_transfer_parity LABEL parity
+  SOURCES ${_dir}/test_transfer_parity.cpp LIBS yolo_synth yolo_models TIMEOUT 600)
+target_compile_definitions(test_transfer_parity PRIVATE YOLO_TEST_ASSETS="${YOLO_TEST_ASSETS}"
+  YOLO_TRAINER_BIN="$<TARGET_FILE:yolo-trainer>")
+add_dependencies(test_transfer_parity yolo-trainer)

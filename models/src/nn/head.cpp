@@ -21,10 +21,13 @@ torch::Tensor DFLImpl::forward(const torch::Tensor& x) {
 }
 
 DetectImpl::DetectImpl(int64_t nc_, int64_t reg_max_, bool end2end_, std::vector<int64_t> ch,
-                       bool legacy_)
+                       bool legacy_, int64_t cls_hidden_)
     : nc(nc_),
       reg_max(reg_max_),
       nl(static_cast<int64_t>(ch.size())),
+      cls_hidden(cls_hidden_ > 0 ? cls_hidden_
+                 : ch.empty()    ? 0
+                                 : std::max<int64_t>(ch[0], std::min<int64_t>(nc_, 100))),
       end2end(end2end_),
       legacy(legacy_) {
   TORCH_CHECK(nc > 0, "Detect: nc must be positive, got ", nc);
@@ -56,7 +59,7 @@ std::shared_ptr<LayerListImpl> DetectImpl::make_box_branch(const std::vector<int
 }
 
 std::shared_ptr<LayerListImpl> DetectImpl::make_class_branch(const std::vector<int64_t>& ch) const {
-  const int64_t c3 = std::max<int64_t>(ch[0], std::min<int64_t>(nc, 100));
+  const int64_t c3 = cls_hidden;
   auto list = std::make_shared<LayerListImpl>();
   for (int64_t x : ch) {
     auto seq = std::make_shared<SequentialImpl>();

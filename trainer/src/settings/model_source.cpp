@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "yolo/core/strings.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/ultralytics_checkpoint.h"
 #include "yolo/trainer/settings/config.h"
@@ -30,34 +31,36 @@ std::shared_ptr<DetectionModelImpl> load_model_setting(const std::string& model,
   return import_fused_torchscript(model, nc);
 }
 
-int transfer_pretrained(DetectionModelImpl& model, const std::string& path) {
-  std::map<std::string, torch::Tensor> source;
-  if (is_torch_save_file(path)) {
-    source = read_ultralytics_checkpoint(path).state;
+std::shared_ptr<DetectionModelImpl> model_to_train(const Config& cfg, int nc,
+                                                   const std::map<int, std::string>& names,
+                                                   bool resuming, TransferReport* report) {
+  const std::string model = cfg.get_string("model");
+  const std::string pretrained = cfg.get_string("pretrained");
+  const std::string flag = lower(pretrained);
+  const bool pretrained_path = !pretrained.empty() && flag != "true" && flag != "false";
+  const std::string ext = std::filesystem::path(model).extension().string();
+  const bool yaml = ext == ".yaml" || ext == ".yml";
+  if (model.empty()) load_model_setting(model);  // its error says what to give
+
+  std::optional<PretrainedWeights> source;
+  ModelConfig config;
+  if (yaml) {
+    config = load_model_config(model, nc);
   } else {
-    auto from = has_training_weights(path) ? load_eager_model(path)
-                                           : import_fused_torchscript(path, std::nullopt);
-    for (const auto& p : from->named_parameters(true)) source[p.key()] = p.value();
-    for (const auto& b : from->named_buffers(true)) source[b.key()] = b.value();
+    // The architecture comes from the weights file; Ultralytics takes it from weights.yaml.
+    source = read_pretrained_weights(model);
+    config = source->config;
+    config.nc = nc;
+    if (!resuming && flag == "false") source.reset();
   }
-  torch::NoGradGuard no_grad;
-  int transferred = 0, total = 0;
-  auto take = [&](const std::string& name, torch::Tensor& dst) {
-    ++total;
-    auto it = source.find(name);
-    if (it == source.end() || it->second.sizes() != dst.sizes()) return;
-    dst.copy_(it->second.to(dst.dtype()));
-    ++transferred;
-  };
-  for (auto& p : model.named_parameters(true)) take(p.key(), p.value());
-  for (auto& b : model.named_buffers(true)) take(b.key(), b.value());
-  spdlog::info("Transferred {}/{} items from pretrained weights '{}'", transferred, total, path);
-  if (transferred == 0)
-    spdlog::warn(
-        "pretrained='{}' shares no tensor with {} (another architecture?); training "
-        "from scratch",
-        path, model.config().name);
-  return transferred;
+  if (pretrained_path && !resuming) source = read_pretrained_weights(pretrained);
+  if (!source) {
+    config.cls_hidden = 0;
+    auto built = std::make_shared<DetectionModelImpl>(config);
+    built->names = names;
+    return built;
+  }
+  return build_with_pretrained(config, *source, names, cfg.get_bool("cls_remap"), report);
 }
 
 void choose_inference_head(DetectionModelImpl& model, const Config& cfg) {

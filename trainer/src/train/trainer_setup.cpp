@@ -30,6 +30,7 @@ Trainer::Trainer(Config config, DistributedEnv dist)
   s.main = dist_.is_main();
   s.world = dist_.active() ? dist_.world_size : 1;
   const std::optional<ResumePoint> resume = prepare_resume(cfg_);  // may replace the settings
+  s.resuming = resume.has_value();
   s.opt = TrainOptions::from_config(cfg_);
   setup_device();
   setup_dataset();
@@ -111,13 +112,19 @@ void Trainer::setup_model() {
   at::globalContext().setDeterministicCuDNN(o.deterministic);
   at::globalContext().setBenchmarkCuDNN(!o.deterministic);
 
-  s.model = load_model_setting(o.model, s.nc);
-  // pretrained=PATH (Ultralytics' str form); true/false say whether model= brings weights, which
-  // a checkpoint does and a YAML does not.
-  const std::string pretrained = cfg_.get_string("pretrained");
-  if (!pretrained.empty() && lower(pretrained) != "true" && lower(pretrained) != "false")
-    transfer_pretrained(*s.model, pretrained);
-  s.model->names = s.names;
+  // The loader decodes every image as 3-channel BGR; a grey or 4-channel set would be trained
+  // as something it is not.
+  if (s.data.channels != 3 && !s.resuming)
+    throw ConfigError(fmt::format(
+        "{}: channels: {}: training on {}-channel images is not supported yet (the loader reads "
+        "3-channel colour images); remove `channels:` to train on the images as RGB",
+        o.data, s.data.channels, s.data.channels));
+  s.model = model_to_train(cfg_, s.nc, s.names, s.resuming);
+  if (s.model->input_channels() != 3)
+    throw ConfigError(fmt::format(
+        "{} takes {}-channel images; training on other than 3-channel images is not supported "
+        "yet",
+        o.model, s.model->input_channels()));
   choose_inference_head(*s.model, cfg_);
   s.stride = static_cast<int>(s.model->max_stride());
   if (o.imgsz % s.stride != 0) {

@@ -35,8 +35,10 @@ struct DetectTrainOutput {
 
 class DetectImpl : public Layer {
  public:
-  // ch: input channels per level; legacy: YOLOv8's plain class branch (else depthwise branch).
-  DetectImpl(int64_t nc, int64_t reg_max, bool end2end, std::vector<int64_t> ch, bool legacy);
+  // ch: input channels per level; legacy: YOLOv8's plain class branch (else depthwise branch);
+  // cls_hidden: the class branch's hidden width, 0 for Ultralytics' max(ch[0], min(nc, 100)).
+  DetectImpl(int64_t nc, int64_t reg_max, bool end2end, std::vector<int64_t> ch, bool legacy,
+             int64_t cls_hidden = 0);
 
   // Inference output for the inputs of each level:
   //   not end-to-end: (B, 4+nc, A) = centre-x, centre-y, w, h (input pixels), sigmoid scores
@@ -64,6 +66,7 @@ class DetectImpl : public Layer {
   torch::Tensor topk_select(const torch::Tensor& preds) const;
 
   int64_t nc, reg_max, nl;
+  int64_t cls_hidden;  // the class branch's hidden width (Ultralytics' c3)
   bool end2end, legacy;
   std::vector<double> stride;  // per level, e.g. {8, 16, 32}; set by the model builder
   int64_t max_det = 300;

@@ -3,12 +3,14 @@
 // export of Ultralytics, or an Ultralytics .pt (ultralytics_checkpoint.h).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "yolo/models/detection_model.h"
+#include "yolo/models/weight_transfer.h"
 
 namespace yolo {
 
@@ -17,10 +19,15 @@ class Config;
 std::shared_ptr<DetectionModelImpl> load_model_setting(const std::string& model,
                                                        std::optional<int> nc = {});
 
-// Ultralytics' pretrained=PATH: the tensors of PATH whose names and shapes match `model`'s are
-// copied into it (PATH: an Ultralytics .pt, one of our checkpoints or a TorchScript export), and
-// "Transferred N/M items from pretrained weights" is logged. Returns N.
-int transfer_pretrained(DetectionModelImpl& model, const std::string& path);
+// The model a training run starts from, as Ultralytics' trainer makes it (setup_model, then
+// DetectionModel.load: weight_transfer.h): the architecture of `model=` (a YAML, or the one a
+// weights file carries) for the data's `nc` classes named `names`, filled from the weights of
+// pretrained=PATH, else of the `model=` file unless pretrained=False. A resumed run takes the
+// checkpoint's own weights and ignores pretrained=. cls_remap= says whether class rows are
+// copied by name.
+std::shared_ptr<DetectionModelImpl> model_to_train(const Config& cfg, int nc,
+                                                   const std::map<int, std::string>& names,
+                                                   bool resuming, TransferReport* report = nullptr);
 
 // The `nms` setting applied to an end-to-end model (YOLO26), as Ultralytics 8.4.190 does: empty
 // or true infer through the one-to-many head and NMS, false through the NMS-free one-to-one
