@@ -251,6 +251,26 @@ TEST_F(TransferParity, YoloV8AndYolo26Heads) {
   fs::remove_all(dir);
 }
 
+// A .pt that Ultralytics fine-tuned on 7 classes keeps the 80-wide class branch: it is read,
+// run and exported with that width (built from its YAML alone, its weights would not fit).
+TEST_F(TransferParity, APtFineTunedByUltralyticsOnOtherClassesLoads) {
+  const fs::path dir = work_dir();
+  const fs::path tuned = dir / "tuned.pt";
+  const json j = yolo::parity::oracle_json(
+      "ultralytics_transfer.py load " + quoted(release_weights()) + " - 7 " +
+      quoted(names_json(own)) + " 3 1 " + quoted(tuned.string()));
+  ASSERT_TRUE(j.is_object() && fs::exists(tuned)) << "the oracle wrote no " << tuned;
+  auto model = yolo::build_ultralytics_model(yolo::read_ultralytics_checkpoint(tuned.string()));
+  EXPECT_EQ(model->detect().cls_hidden, 80);
+  EXPECT_EQ(model->num_classes(), 7);
+  yolo::ExportOptions o;
+  o.height = o.width = 64;
+  yolo::export_torchscript(*model, o, dir / "tuned.torchscript");
+  auto reloaded = yolo::load_eager_model((dir / "tuned.torchscript").string());
+  EXPECT_EQ(reloaded->detect().cls_hidden, 80);
+  fs::remove_all(dir);
+}
+
 // A training checkpoint of ours as the source: the same transfer as from the .pt it holds.
 TEST_F(TransferParity, OurCheckpointTransfersLikeThePtItHolds) {
   const fs::path dir = work_dir();

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Ultralytics' own weight transfer (DetectionModel.load), as the oracle of test_transfer_parity.
 
-  ultralytics_transfer.py load SOURCE.pt CFG NC NAMES_JSON CH REMAP
+  ultralytics_transfer.py load SOURCE.pt CFG NC NAMES_JSON CH REMAP [OUT.pt]
       Builds DetectionModel(CFG, nc=NC, ch=CH) as Ultralytics' trainer does (CFG "-" takes the
       source's own YAML, as model=SOURCE.pt does), sets the dataset's names first when REMAP is
       1 (cls_remap), loads SOURCE and prints one JSON line: Ultralytics' transfer and remap log
       lines, and for every tensor of the result a fingerprint (shape, sums, constant value),
       whether it equals the source's tensor of that name, and for class-logit tensors which
-      source row each row equals.
+      source row each row equals. With OUT.pt, the loaded model is also saved there as
+      Ultralytics saves a fine-tuned best.pt.
   ultralytics_transfer.py make YAML NC NAMES_JSON OUT.pt SEED
       Writes a checkpoint in Ultralytics' layout from YAML with every tensor drawn at random
       (distinct values, so that a copied tensor is told from a fresh one), for families with no
@@ -50,7 +51,13 @@ def row_sources(v, s):
     return out
 
 
-def load(source, cfg, nc, names, ch, remap):
+def save(model, out):
+    model.args = {"imgsz": 640}
+    torch.save({"model": deepcopy(model).half(), "ema": None, "train_args": {"imgsz": 640},
+                "version": "8.4.190", "date": "2026-12-07"}, out)
+
+
+def load(source, cfg, nc, names, ch, remap, out=None):
     torch.manual_seed(0)
     weights, _ = load_checkpoint(source)
     records = []
@@ -61,6 +68,8 @@ def load(source, cfg, nc, names, ch, remap):
     if remap and names:
         model.names = names
     model.load(weights, verbose=True)
+    if out:
+        save(model, out)
     src = weights.float().state_dict()
     tensors = {}
     for k, v in model.state_dict().items():
@@ -93,17 +102,15 @@ def make(yaml, nc, names, out, seed):
             if v.is_floating_point():
                 v.copy_(torch.randn_like(v) * 0.1 + (1.0 if v.dim() == 1 else 0.0))
     model.names = names
-    model.args = {"imgsz": 640}
-    torch.save({"model": deepcopy(model).half(), "ema": None, "train_args": {"imgsz": 640},
-                "version": "8.4.190", "date": "2026-12-07"}, out)
+    save(model, out)
     print(json.dumps({"written": out}))
 
 
 def main():
     if sys.argv[1] == "load":
-        _, _, source, cfg, nc, names, ch, remap = sys.argv
+        source, cfg, nc, names, ch, remap = sys.argv[2:8]
         names = {int(k): v for k, v in json.loads(names).items()}
-        load(source, cfg, int(nc), names, int(ch), remap == "1")
+        load(source, cfg, int(nc), names, int(ch), remap == "1", sys.argv[8] if len(sys.argv) > 8 else None)
     elif sys.argv[1] == "make":
         _, _, yaml, nc, names, out, seed = sys.argv
         make(yaml, int(nc), {int(k): v for k, v in json.loads(names).items()}, out, int(seed))
