@@ -7,8 +7,12 @@
 #   - real photos: bus.jpg and zidane.jpg from the installed ultralytics package, grace_hopper.jpg
 #     from matplotlib's sample data, astronaut, chelsea, coffee, motorcycle_left and rocket from
 #     the scikit-image 0.26.0 wheel.
-# Every file is checked against tests/data/real_photos/SHA256SUMS; a file that does not match is
-# not kept. Idempotent: files already there with the right checksum are not fetched again.
+#   - a real labelled set (trees/): tiles of the NEON airborne photos with labelled tree crowns
+#     in the deepforest 2.1.0 wheel (MIT), cut by tools/parity/deepforest_dataset.py, for the
+#     fine-tuning parity test (#64).
+# Every file is checked against tests/data/real_photos/SHA256SUMS (the trees set: its wheel's
+# checksum below); a file that does not match is not kept. Idempotent: files already there with
+# the right checksum are not fetched again.
 #
 #   tools/fetch-test-assets.sh           into YOLO_TEST_ASSETS (default /opt/yolo-edge/test-assets),
 #                                        with the venv's pip (YOLO_VENV, default /opt/yolo-edge/venv)
@@ -22,6 +26,28 @@ sums="$PWD/tests/data/real_photos/SHA256SUMS"
 python="$venv/bin/python"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+# The trees set, made once from the pinned wheel.
+deepforest_sha256=8c2798d8e9be7f0004b194fe207b76c1d9fff6e711b3db67b9508dcd5d00ae54
+if [ ! -f "$assets/trees/data.yaml" ]; then
+  echo "fetch-test-assets: making the trees set in $assets/trees (deepforest 2.1.0 wheel)"
+  wheel_dir="$(mktemp -d)"
+  "$python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+    -d "$wheel_dir" deepforest==2.1.0
+  wheel="$(ls "$wheel_dir"/deepforest-2.1.0-*.whl)"
+  if [ "$(sha256sum "$wheel" | cut -d' ' -f1)" != "$deepforest_sha256" ]; then
+    echo "fetch-test-assets: $wheel does not have the expected sha256 $deepforest_sha256" >&2
+    rm -rf "$wheel_dir"
+    exit 1
+  fi
+  $SUDO mkdir -p "$assets"
+  $SUDO rm -rf "$assets/trees.tmp"
+  $SUDO "$python" tools/parity/deepforest_dataset.py "$wheel" "$assets/trees.tmp" >/dev/null
+  # The YAML names its own folder; written for the final place, then moved there whole.
+  $SUDO sed -i "s|^path: .*|path: $assets/trees|" "$assets/trees.tmp/data.yaml"
+  $SUDO mv "$assets/trees.tmp" "$assets/trees"
+  rm -rf "$wheel_dir"
+fi
 
 missing=()
 while read -r sum name; do

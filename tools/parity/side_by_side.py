@@ -76,8 +76,11 @@ def ultralytics_child(spec: str) -> None:
     tu.NUM_THREADS = s["threads"]  # select_device() calls torch.set_num_threads(NUM_THREADS)
     from ultralytics import YOLO
 
+    args = {k: typed(v) for k, v in s["args"].items()}
+    # From scratch for a YAML (as ours); a weights file is fine-tuned unless pretrained= says.
+    args.setdefault("pretrained", not s["model"].endswith((".yaml", ".yml")))
     YOLO(s["model"]).train(data=s["data"], project=s["project"], name=s["name"], exist_ok=True,
-                           pretrained=False, **{k: typed(v) for k, v in s["args"].items()})
+                           **args)
 
 
 def val_child(spec: str) -> None:
@@ -191,6 +194,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "runs/parity/side_by_side"))
     ap.add_argument("--synth", default="images=64 nc=3 imgsz=320 seed=0")
+    ap.add_argument("--data", help="a dataset YAML of your own (real photos) instead of --synth; "
+                    "its val split is also the held-out set")
     ap.add_argument("--models", default="yolov8n.yaml")
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
@@ -202,11 +207,11 @@ def main() -> None:
     args = dict(DEFAULTS)
     args.update(kv.split("=", 1) for kv in a.args)
 
-    data = out / "data"
+    data = Path(a.data).resolve().parent if a.data else out / "data"
     if not (data / "data.yaml").exists():
         subprocess.run([a.trainer, "synth", f"dir={data}", *a.synth.split()], check=True)
 
-    holdout = out / "holdout"
+    holdout = data if a.data else out / "holdout"
     if not (holdout / "data.yaml").exists():
         synth = dict(kv.split("=", 1) for kv in a.synth.split())
         synth.update(images=str(4 * a.holdout), seed=str(1000 + int(synth.get("seed", 0))))

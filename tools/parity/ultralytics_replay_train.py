@@ -161,8 +161,11 @@ def main() -> None:
 
     kv = dict(x.split("=", 1) for x in a.args)
     model = kv.pop("model")
-    YOLO(model).train(trainer=StoredBatchTrainer, pretrained=False, exist_ok=True,
-                      **{k: typed(v) for k, v in kv.items()})
+    args = {k: typed(v) for k, v in kv.items()}
+    # From scratch for a YAML; a weights file is fine-tuned (its weights loaded as Ultralytics'
+    # trainer loads them) unless pretrained= says otherwise.
+    args.setdefault("pretrained", not model.endswith((".yaml", ".yml")))
+    YOLO(model).train(trainer=StoredBatchTrainer, exist_ok=True, **args)
 
 
 if __name__ == "__main__":
