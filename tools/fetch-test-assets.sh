@@ -27,26 +27,31 @@ python="$venv/bin/python"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-# The trees set, made once from the pinned wheel.
+# The trees set, made once from the pinned wheel. Only benchmarks read it so far: a failure says
+# why and leaves the other assets to be fetched.
 deepforest_sha256=8c2798d8e9be7f0004b194fe207b76c1d9fff6e711b3db67b9508dcd5d00ae54
-if [ ! -f "$assets/trees/data.yaml" ]; then
-  echo "fetch-test-assets: making the trees set in $assets/trees (deepforest 2.1.0 wheel)"
-  wheel_dir="$(mktemp -d)"
+make_trees_set() {  # $1: an empty folder for the wheel
+  local wheel_dir=$1 wheel
   "$python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
-    -d "$wheel_dir" deepforest==2.1.0
-  wheel="$(ls "$wheel_dir"/deepforest-2.1.0-*.whl)"
+    -d "$wheel_dir" deepforest==2.1.0 || return 1
+  wheel="$(ls "$wheel_dir"/deepforest-2.1.0-*.whl)" || return 1
   if [ "$(sha256sum "$wheel" | cut -d' ' -f1)" != "$deepforest_sha256" ]; then
     echo "fetch-test-assets: $wheel does not have the expected sha256 $deepforest_sha256" >&2
-    rm -rf "$wheel_dir"
-    exit 1
+    return 1
   fi
-  $SUDO mkdir -p "$assets"
-  $SUDO rm -rf "$assets/trees.tmp"
-  $SUDO "$python" tools/parity/deepforest_dataset.py "$wheel" "$assets/trees.tmp" >/dev/null
-  # The YAML names its own folder; written for the final place, then moved there whole.
-  $SUDO sed -i "s|^path: .*|path: $assets/trees|" "$assets/trees.tmp/data.yaml"
-  $SUDO mv "$assets/trees.tmp" "$assets/trees"
-  rm -rf "$wheel_dir"
+  $SUDO mkdir -p "$assets" &&
+    $SUDO rm -rf "$assets/trees.tmp" &&
+    $SUDO "$python" tools/parity/deepforest_dataset.py "$wheel" "$assets/trees.tmp" >/dev/null &&
+    # The YAML names its own folder; written for the final place, then moved there whole.
+    $SUDO sed -i "s|^path: .*|path: $assets/trees|" "$assets/trees.tmp/data.yaml" &&
+    $SUDO mv "$assets/trees.tmp" "$assets/trees"
+}
+if [ ! -f "$assets/trees/data.yaml" ]; then
+  echo "fetch-test-assets: making the trees set in $assets/trees (deepforest 2.1.0 wheel)"
+  trees_wheel="$(mktemp -d)"
+  make_trees_set "$trees_wheel" ||
+    echo "fetch-test-assets: the trees set could not be made (see above); the benchmarks that read it will say so" >&2
+  rm -rf "$trees_wheel"
 fi
 
 missing=()
