@@ -5,11 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <regex>
 #include <set>
 
+#include "yolo/core/strings.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/ultralytics_checkpoint.h"
 
@@ -28,16 +28,12 @@ State state_of(DetectionModelImpl& model) {
 
 State state_of_file(const std::shared_ptr<DetectionModelImpl>& model) {
   State s;
-  for (const auto& [k, v] : state_of(*model)) s[k] = v.detach().to(torch::kFloat32).clone();
+  for (const auto& [k, v] : state_of(*model)) s[k] = v.detach().to(torch::kFloat32);
   return s;
 }
 
-std::string normalised(std::string s) {  // Ultralytics' _norm: str(s).strip().lower()
-  const auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
+std::string normalised(std::string_view s) {  // Ultralytics' _norm: str(s).strip().lower()
+  return lower(trim_space(s));
 }
 
 // {0: "0", 1: "1", ...}: names nobody chose (also an empty map); nothing to match by.
@@ -60,50 +56,45 @@ std::vector<std::string> class_logit_keys(const State& state, const std::string&
 
 // Ultralytics' _remap_cls_by_names: rows of the final class convolutions copied by class name
 // when the names overlap but differ in order or count. The copied tensors leave `source` so the
-// copy by name does not put them back in the source's order. Returns the tensors remapped.
-int remap_class_rows(State& model, State& source, const std::map<int, std::string>& src_names,
-                     const std::map<int, std::string>& tgt_names, const std::string& head,
-                     int64_t tgt_nc, TransferReport& report) {
-  if (placeholder_names(src_names) || placeholder_names(tgt_names)) return 0;
+// copy by name does not put them back in the source's order. Returns their names.
+std::vector<std::string> remap_class_rows(State& model, State& source,
+                                          const std::map<int, std::string>& src_names,
+                                          const std::map<int, std::string>& tgt_names,
+                                          const std::string& head, int64_t tgt_nc,
+                                          TransferReport& report) {
+  if (placeholder_names(src_names) || placeholder_names(tgt_names)) return {};
   std::map<std::string, int> lookup;
   for (const auto& [k, v] : src_names) lookup[normalised(v)] = k;
-  std::vector<int64_t> idx(static_cast<size_t>(tgt_nc), -1);
-  int matched = 0;
+  std::vector<int64_t> rows, from;  // target row <- source row
   bool identity = static_cast<int64_t>(src_names.size()) == tgt_nc;
   for (int64_t k = 0; k < tgt_nc; ++k) {
     auto name = tgt_names.find(static_cast<int>(k));
     auto it = lookup.find(normalised(name == tgt_names.end() ? "None" : name->second));
-    if (it != lookup.end()) {
-      idx[k] = it->second;
-      ++matched;
-    }
-    identity = identity && idx[k] == k;
-  }
-  if (matched == 0 || identity) return 0;
-
-  std::vector<int64_t> rows, from;
-  for (int64_t k = 0; k < tgt_nc; ++k) {
-    if (idx[k] < 0) continue;
+    identity = identity && it != lookup.end() && it->second == k;
+    if (it == lookup.end()) continue;
     rows.push_back(k);
-    from.push_back(idx[k]);
+    from.push_back(it->second);
   }
+  if (rows.empty() || identity) return {};
+
   const torch::Tensor rows_t = torch::tensor(rows, torch::kLong);
   const torch::Tensor from_t = torch::tensor(from, torch::kLong);
-  int remapped = 0;
+  const int64_t highest = *std::max_element(from.begin(), from.end());
+  std::vector<std::string> remapped;
   for (const std::string& key : class_logit_keys(model, head, tgt_nc)) {
     auto src = source.find(key);
     if (src == source.end()) continue;
     torch::Tensor& dst = model.at(key);
     // Another model scale feeds the convolution another width: only biases fit.
-    if (src->second.sizes().slice(1) != dst.sizes().slice(1)) continue;
-    if (from_t.numel() > 0 && from_t.max().item<int64_t>() >= src->second.size(0)) continue;
+    if (src->second.sizes().slice(1) != dst.sizes().slice(1) || highest >= src->second.size(0))
+      continue;
     dst.index_copy_(0, rows_t, src->second.index_select(0, from_t).to(dst.dtype()));
     source.erase(src);
-    ++remapped;
+    remapped.push_back(key);
   }
-  if (remapped) {
-    report.remapped_rows = matched;
-    spdlog::info("Remapped {}/{} cls head rows from pretrained weights by class name", matched,
+  if (!remapped.empty()) {
+    report.remapped_rows = static_cast<int>(rows.size());
+    spdlog::info("Remapped {}/{} cls head rows from pretrained weights by class name", rows.size(),
                  tgt_nc);
   }
   return remapped;
@@ -180,9 +171,66 @@ std::optional<ClassBranchShape> class_branch_shape(const State& state) {
 int class_branch_width_override(const State& state) {
   const auto shape = class_branch_shape(state);
   if (!shape || shape->inputs.empty()) return 0;
-  const int64_t rule = std::max<int64_t>(shape->inputs[0], std::min<int64_t>(shape->nc, 100));
+  const int64_t rule = nn::DetectImpl::default_cls_hidden(shape->inputs[0], shape->nc);
   return shape->hidden == rule ? 0 : static_cast<int>(shape->hidden);
 }
+
+namespace {
+
+// The model for `config`, rebuilt with the source's class branch width where Ultralytics
+// rebuilds the branch: the heads take the same inputs and the widths differ. A branch of
+// another family (YOLOv8's plain one against YOLO11's depthwise one, or without the one-to-one
+// twin) is not grafted here.
+std::shared_ptr<DetectionModelImpl> build_at_source_width(ModelConfig& config, const State& source,
+                                                          TransferReport& report) {
+  config.cls_hidden = 0;
+  auto model = std::make_shared<DetectionModelImpl>(config);
+  const auto dst = class_branch_shape(state_of(*model));
+  const auto src = class_branch_shape(source);
+  if (!dst || !src || dst->inputs != src->inputs || dst->legacy != src->legacy ||
+      dst->end2end != src->end2end || dst->hidden == src->hidden)
+    return model;
+  report.rule_hidden = dst->hidden;
+  report.kept_hidden = src->hidden;
+  config.cls_hidden = static_cast<int>(src->hidden);
+  model = std::make_shared<DetectionModelImpl>(config);
+  if (dst->end2end) {
+    // Each rebuilt branch gets its own new final convolution in Ultralytics (the one-to-one
+    // twin is not a copy of the one-to-many branch then).
+    torch::NoGradGuard no_grad;
+    State target = state_of(*model);
+    for (const std::string& key : class_logit_keys(target, dst->head, model->num_classes()))
+      if (key.find("one2one_cv3.") != std::string::npos && target.at(key).dim() == 4)
+        redraw_conv_weight(target.at(key));
+  }
+  return model;
+}
+
+void log_transfer(const TransferReport& report, const DetectionModelImpl& model,
+                  const PretrainedWeights& source) {
+  spdlog::info("Transferred {}/{} items from pretrained weights '{}'", report.transferred,
+               report.total, source.path);
+  if (report.kept_hidden) {
+    spdlog::info(
+        "The class branch keeps the pretrained hidden width {} (nc={} alone would build {}), so "
+        "its hidden layers transfer",
+        report.kept_hidden, model.num_classes(), report.rule_hidden);
+  }
+  if (report.first_conv_adapted)
+    spdlog::info("model.0.conv.weight: {} input channels filled from the pretrained {}",
+                 model.input_channels(), source.state.at("model.0.conv.weight").size(1));
+  if (!report.fresh.empty()) {
+    spdlog::info("Starting fresh ({} tensors): {}{}", report.fresh.size(),
+                 fmt::join(report.fresh.begin(),
+                           report.fresh.begin() + std::min<size_t>(6, report.fresh.size()), ", "),
+                 report.fresh.size() > 6 ? ", ..." : "");
+  }
+  if (report.transferred == 0)
+    spdlog::warn("'{}' shares no tensor with {} (another architecture?); training from scratch",
+                 source.path, model.config().name);
+}
+
+}  // namespace
 
 std::shared_ptr<DetectionModelImpl> build_with_pretrained(ModelConfig config,
                                                           const PretrainedWeights& source,
@@ -190,40 +238,19 @@ std::shared_ptr<DetectionModelImpl> build_with_pretrained(ModelConfig config,
                                                           bool remap_by_names,
                                                           TransferReport* report_out) {
   TransferReport report;
-  config.cls_hidden = 0;
-  auto model = std::make_shared<DetectionModelImpl>(config);
-  const auto dst = class_branch_shape(state_of(*model));
-  const auto src = class_branch_shape(source.state);
-  // Ultralytics rebuilds the class branch at the source's width when the heads take the same
-  // inputs; a branch of another family (YOLOv8's plain one against YOLO11's depthwise one, or
-  // without the one-to-one twin) is not grafted here.
-  if (dst && src && dst->inputs == src->inputs && dst->legacy == src->legacy &&
-      dst->end2end == src->end2end && dst->hidden != src->hidden) {
-    report.rule_hidden = dst->hidden;
-    report.kept_hidden = src->hidden;
-    config.cls_hidden = static_cast<int>(src->hidden);
-    model = std::make_shared<DetectionModelImpl>(config);
-  }
+  auto model = build_at_source_width(config, source.state, report);
   model->names = names;
 
   torch::NoGradGuard no_grad;
   State target = state_of(*model);
-  if (report.kept_hidden && dst->end2end) {
-    // Each rebuilt branch gets its own new final convolution in Ultralytics (the one-to-one
-    // twin is not a copy of the one-to-many branch then).
-    for (const std::string& key : class_logit_keys(target, dst->head, model->num_classes()))
-      if (key.find("one2one_cv3.") != std::string::npos && key.size() > 7 &&
-          key.compare(key.size() - 7, 7, ".weight") == 0)
-        redraw_conv_weight(target.at(key));
-  }
   State csd = source.state;
-  std::set<std::string> taken;
-  if (remap_by_names && dst) {
-    const auto before = csd;
-    report.remapped_tensors =
-        remap_class_rows(target, csd, source.names, names, dst->head, model->num_classes(), report);
-    for (const auto& [k, v] : before)
-      if (!csd.count(k)) taken.insert(k);
+  std::set<std::string> taken;  // filled other than by a copy under the same name
+  const auto head = class_branch_shape(target);
+  if (remap_by_names && head) {
+    for (const std::string& key : remap_class_rows(target, csd, source.names, names, head->head,
+                                                   model->num_classes(), report))
+      taken.insert(key);
+    report.remapped_tensors = static_cast<int>(taken.size());
   }
   std::set<std::string> copied;
   for (const auto& [k, v] : csd) {
@@ -242,26 +269,7 @@ std::shared_ptr<DetectionModelImpl> build_with_pretrained(ModelConfig config,
   for (const auto& [k, v] : target)
     if (!copied.count(k) && !taken.count(k)) report.fresh.push_back(k);
 
-  spdlog::info("Transferred {}/{} items from pretrained weights '{}'", report.transferred,
-               report.total, source.path);
-  if (report.kept_hidden) {
-    spdlog::info(
-        "The class branch keeps the pretrained hidden width {} (nc={} alone would build {}), so "
-        "its hidden layers transfer",
-        report.kept_hidden, model->num_classes(), report.rule_hidden);
-  }
-  if (report.first_conv_adapted)
-    spdlog::info("model.0.conv.weight: {} input channels filled from the pretrained {}",
-                 model->input_channels(), source.state.at("model.0.conv.weight").size(1));
-  if (!report.fresh.empty()) {
-    spdlog::info("Starting fresh ({} tensors): {}{}", report.fresh.size(),
-                 fmt::join(report.fresh.begin(),
-                           report.fresh.begin() + std::min<size_t>(6, report.fresh.size()), ", "),
-                 report.fresh.size() > 6 ? ", ..." : "");
-  }
-  if (report.transferred == 0)
-    spdlog::warn("'{}' shares no tensor with {} (another architecture?); training from scratch",
-                 source.path, config.name);
+  log_transfer(report, *model, source);
   if (report_out) *report_out = std::move(report);
   return model;
 }

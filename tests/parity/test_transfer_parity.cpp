@@ -16,6 +16,7 @@
 #include <string>
 
 #include "oracle.h"
+#include "test_files.h"
 #include "yolo/models/checkpoint.h"
 #include "yolo/models/ultralytics_checkpoint.h"
 #include "yolo/models/weight_transfer.h"
@@ -27,13 +28,6 @@ namespace {
 
 fs::path release_weights() {
   return fs::path(YOLO_TEST_ASSETS) / "yolo11n.pt";
-}
-
-fs::path work_dir() {
-  const fs::path d =
-      fs::temp_directory_path() / ("yolo-transfer-parity-" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
 }
 
 std::string names_json(const std::map<int, std::string>& names) {
@@ -233,7 +227,8 @@ TEST_F(TransferParity, AGreyOrFourChannelFirstLayerIsFilledFromTheRgbFilters) {
 // YOLOv8's plain class branch and YOLO26's one-to-one twin, from checkpoints written in
 // Ultralytics' layout with random weights (no release file of these families in the assets).
 TEST_F(TransferParity, YoloV8AndYolo26Heads) {
-  const fs::path dir = work_dir();
+  const yolo::testing::TempDir tmp("transfer_parity");
+  const fs::path& dir = tmp.path;
   for (const std::string family : {"yolov8n", "yolo26n"}) {
     const fs::path src = dir / (family + "-src.pt");
     const json made =
@@ -248,13 +243,13 @@ TEST_F(TransferParity, YoloV8AndYolo26Heads) {
                return m;
              }()});
   }
-  fs::remove_all(dir);
 }
 
 // A .pt that Ultralytics fine-tuned on 7 classes keeps the 80-wide class branch: it is read,
 // run and exported with that width (built from its YAML alone, its weights would not fit).
 TEST_F(TransferParity, APtFineTunedByUltralyticsOnOtherClassesLoads) {
-  const fs::path dir = work_dir();
+  const yolo::testing::TempDir tmp("transfer_parity");
+  const fs::path& dir = tmp.path;
   const fs::path tuned = dir / "tuned.pt";
   const json j = yolo::parity::oracle_json(
       "ultralytics_transfer.py load " + quoted(release_weights()) + " - 7 " +
@@ -268,12 +263,12 @@ TEST_F(TransferParity, APtFineTunedByUltralyticsOnOtherClassesLoads) {
   yolo::export_torchscript(*model, o, dir / "tuned.torchscript");
   auto reloaded = yolo::load_eager_model((dir / "tuned.torchscript").string());
   EXPECT_EQ(reloaded->detect().cls_hidden, 80);
-  fs::remove_all(dir);
 }
 
 // A training checkpoint of ours as the source: the same transfer as from the .pt it holds.
 TEST_F(TransferParity, OurCheckpointTransfersLikeThePtItHolds) {
-  const fs::path dir = work_dir();
+  const yolo::testing::TempDir tmp("transfer_parity");
+  const fs::path& dir = tmp.path;
   auto model = yolo::build_ultralytics_model(yolo::read_ultralytics_checkpoint(release_weights()));
   yolo::ExportOptions o;
   o.height = o.width = 64;
@@ -291,7 +286,6 @@ TEST_F(TransferParity, OurCheckpointTransfersLikeThePtItHolds) {
     if (std::find(ra.fresh.begin(), ra.fresh.end(), p.key()) != ra.fresh.end()) continue;
     EXPECT_TRUE(torch::equal(p.value(), pb[p.key()])) << p.key();
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace
@@ -308,7 +302,8 @@ yolo::testing::CommandResult trainer(const std::string& args) {
 // trained as RGB.
 TEST(TransferInTheTrainer, FineTuneKeepsTheBranchAndItsCheckpointLoads) {
   if (!fs::exists(release_weights())) GTEST_SKIP() << "no " << release_weights();
-  const fs::path dir = work_dir();
+  const yolo::testing::TempDir tmp("transfer_parity");
+  const fs::path& dir = tmp.path;
   const fs::path data = yolo::parity::shapes_dataset(dir / "data", 16, 8);
   const std::string common =
       " data=" + data.string() +
@@ -344,7 +339,6 @@ TEST(TransferInTheTrainer, FineTuneKeepsTheBranchAndItsCheckpointLoads) {
   EXPECT_NE(grey.output.find("training on 1-channel images is not supported yet"),
             std::string::npos)
       << grey.output;
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ DetectImpl::DetectImpl(int64_t nc_, int64_t reg_max_, bool end2end_, std::vector
       nl(static_cast<int64_t>(ch.size())),
       cls_hidden(cls_hidden_ > 0 ? cls_hidden_
                  : ch.empty()    ? 0
-                                 : std::max<int64_t>(ch[0], std::min<int64_t>(nc_, 100))),
+                                 : default_cls_hidden(ch[0], nc_)),
       end2end(end2end_),
       legacy(legacy_) {
   TORCH_CHECK(nc > 0, "Detect: nc must be positive, got ", nc);

@@ -57,7 +57,7 @@ struct Trainer::State {
   bool amp = false;  // autocast in amp_dtype: FP16 on GPUs, BF16 on CPUs with native BF16
   c10::ScalarType amp_dtype = c10::ScalarType::Half;
   bool channels_last = false;  // CPU: weights and batches in NHWC (train/channels_last.h)
-  bool resuming = false;  // from a checkpoint's own weights (pretrained= is not read)
+  bool resuming = false;       // from a checkpoint's own weights (pretrained= is not read)
   int start_epoch = 0;
   int64_t start_batch = 0;
   ResultsLog results;

@@ -41,7 +41,7 @@ struct ModelConfig {
   int max_channels = 1024;
   bool end2end = false;
   int reg_max = 16;
-  int channels = 3;               // input channels (`ch` / `channels` key)
+  int channels = 3;  // input channels (`ch` / `channels` key)
   // Hidden width of Detect's class branch; 0: Ultralytics' rule max(P3 channels, min(nc, 100)).
   // Set when a fine-tune keeps a pretrained class branch built for another class count
   // (Ultralytics 8.4's DetectionModel.load rebuilds the branch at the source's width).

@@ -2,6 +2,7 @@
 // end-to-end variant (one-to-many + one-to-one branches, top-k instead of NMS).
 #pragma once
 
+#include <algorithm>
 #include <optional>
 
 #include "yolo/models/nn/containers.h"
@@ -39,6 +40,10 @@ class DetectImpl : public Layer {
   // cls_hidden: the class branch's hidden width, 0 for Ultralytics' max(ch[0], min(nc, 100)).
   DetectImpl(int64_t nc, int64_t reg_max, bool end2end, std::vector<int64_t> ch, bool legacy,
              int64_t cls_hidden = 0);
+  // Ultralytics' class branch width (c3) for `nc` classes on a P3 level of `p3_channels`.
+  static int64_t default_cls_hidden(int64_t p3_channels, int64_t nc) {
+    return std::max<int64_t>(p3_channels, std::min<int64_t>(nc, 100));
+  }
 
   // Inference output for the inputs of each level:
   //   not end-to-end: (B, 4+nc, A) = centre-x, centre-y, w, h (input pixels), sigmoid scores
